@@ -1,0 +1,57 @@
+/* Command-line options, declared once as a table.
+ *
+ * Each kernel describes its options in one array; from it come parsing with validation, --help
+ * with every default, the "parameters:" line printed at start-up, and the params section of the
+ * profile. Declaring an option once keeps those four from drifting apart. Parsing is pure (no
+ * MPI, no printing): every rank parses the same argv and reaches the same verdict, and the caller
+ * decides who prints. */
+#ifndef HP_ARGS_H
+#define HP_ARGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "hp_json.h"
+
+typedef enum {
+    HP_ARG_INT,    /* int *            */
+    HP_ARG_REAL,   /* double *         */
+    HP_ARG_CHOICE, /* const char **, one of .choices ("a|b") */
+    HP_ARG_PATH,   /* const char **, NULL when absent */
+    HP_ARG_FLAG,   /* int *, set to 1  */
+    HP_ARG_INT3    /* int[3]           */
+} hp_arg_type;
+
+typedef enum { HP_MIN_NONE, HP_MIN_INCLUSIVE, HP_MIN_EXCLUSIVE } hp_min_rule;
+
+typedef struct {
+    const char *name; /* long option without dashes: "steps" */
+    char short_name;  /* 's' or 0 */
+    hp_arg_type type;
+    void *value;
+    const char *metavar;
+    const char *help;
+    hp_min_rule min_rule; /* numeric types: lower bound on the value (every element of INT3) */
+    double min;
+    const char *choices;
+    int set; /* filled by the parser: 1 when given on the command line */
+} hp_arg;
+
+/* The fields every option has; bounds and choices follow as designated initialisers:
+ *   {HP_OPTION("steps", 'n', HP_ARG_INT, &p->steps, "N", "time steps"), .min_rule = HP_MIN_INCLUSIVE} */
+#define HP_OPTION(name_, short_, type_, value_, metavar_, help_)                                                       \
+    .name = (name_), .short_name = (short_), .type = (type_), .value = (value_), .metavar = (metavar_), .help = (help_)
+
+/* Parses argv[1..]; returns 0, or -1 with a one-line message in err. */
+int hp_args_parse(hp_arg *args, int nargs, int argc, char **argv, char *err, size_t errlen);
+/* True when argv holds --NAME (or -SHORT); used for --help/--version before MPI starts. */
+int hp_args_has(int argc, char **argv, const char *name, char short_name);
+hp_arg *hp_args_find(hp_arg *args, int nargs, const char *name);
+
+void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_arg *args, int nargs);
+/* "parameters: --steps 100 ..." with the options given on the command line marked by '*'. */
+void hp_args_print(FILE *out, const hp_arg *args, int nargs);
+/* One JSON member per option (name without dashes, '-' turned into '_'); absent paths are null. */
+void hp_args_json(hp_json *j, const hp_arg *args, int nargs);
+
+#endif

@@ -1,0 +1,124 @@
+/* Instrumented MPI calls; see hp_comm.h for what is counted and why. Every function records into
+ * exactly one class, so a kernel's profile adds up: the class totals are the whole of its MPI. */
+#include "hp_comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp_timer.h"
+
+const char *const hp_comm_class_names[HP_NCLASSES] = {"p2p", "collective", "barrier"};
+
+void hp_comm_init(hp_comm *c, int timing)
+{
+    memset(c, 0, sizeof *c);
+    c->timing = timing;
+}
+
+void hp_comm_count(hp_comm *c, int on) { c->counting = on; }
+
+int hp_histogram_bin(long long bytes)
+{
+    int bin = 0;
+    while (bytes > 0 && bin < HP_HIST_BINS - 1) {
+        bytes >>= 1;
+        bin++;
+    }
+    return bin;
+}
+
+static double start(const hp_comm *c) { return c->counting && c->timing ? hp_now() : 0.0; }
+
+/* One MPI call of class k that sent `messages` messages of `bytes` bytes each. */
+static void record(hp_comm *c, hp_comm_class k, double t0, int messages, long long bytes)
+{
+    if (!c->counting) return;
+    hp_comm_counts *n = &c->cls[k];
+    if (c->timing) n->seconds += hp_now() - t0;
+    n->calls++;
+    n->messages += messages;
+    n->bytes += (long long)messages * bytes;
+    if (messages) n->histogram[hp_histogram_bin(bytes)] += messages;
+}
+
+static long long bytes_of(int count, MPI_Datatype type)
+{
+    int size;
+    MPI_Type_size(type, &size);
+    return (long long)count * size;
+}
+
+void hp_sendrecv(hp_comm *c, const void *sbuf, int scount, MPI_Datatype type, int dest, void *rbuf, int rcount, int src,
+                 int tag, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Sendrecv(sbuf, scount, type, dest, tag, rbuf, rcount, type, src, tag, comm, MPI_STATUS_IGNORE);
+    record(c, HP_P2P, t0, 1, bytes_of(scount, type));
+}
+
+size_t hp_sendrecv_grow(hp_comm *c, const void *sbuf, size_t sbytes, int dest, void **rbuf, size_t *rcap, int src,
+                        int tag, MPI_Comm comm)
+{
+    if (sbytes > (size_t)0x7fffffff) {
+        fprintf(stderr, "hybridperf: error: a message of %zu bytes exceeds MPI's int count\n", sbytes);
+        MPI_Abort(comm, 1);
+    }
+    double t0 = start(c);
+    MPI_Request req;
+    MPI_Status status;
+    int rbytes;
+    MPI_Isend(sbuf, (int)sbytes, MPI_BYTE, dest, tag, comm, &req);
+    MPI_Probe(src, tag, comm, &status);
+    MPI_Get_count(&status, MPI_BYTE, &rbytes);
+    if ((size_t)rbytes > *rcap) {
+        size_t cap = (size_t)rbytes + (size_t)rbytes / 4 + 64;
+        void *grown = realloc(*rbuf, cap);
+        if (!grown) {
+            fprintf(stderr, "hybridperf: error: out of memory for a %d-byte message\n", rbytes);
+            MPI_Abort(comm, 1);
+        }
+        *rbuf = grown;
+        *rcap = cap;
+    }
+    MPI_Recv(*rbuf, rbytes, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    record(c, HP_P2P, t0, 1, (long long)sbytes);
+    return (size_t)rbytes;
+}
+
+void hp_allreduce(hp_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    record(c, HP_COLLECTIVE, t0, 1, bytes_of(count, type));
+}
+
+void hp_bcast(hp_comm *c, void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Bcast(buf, count, type, root, comm);
+    record(c, HP_COLLECTIVE, t0, 1, bytes_of(count, type));
+}
+
+void hp_gather(hp_comm *c, const void *sbuf, int count, MPI_Datatype type, void *rbuf, int root, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Gather(sbuf, count, type, rbuf, count, type, root, comm);
+    record(c, HP_COLLECTIVE, t0, 1, bytes_of(count, type));
+}
+
+void hp_gatherv(hp_comm *c, const void *sbuf, int scount, MPI_Datatype type, void *rbuf, const int *rcounts,
+                const int *displs, int root, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Gatherv(sbuf, scount, type, rbuf, rcounts, displs, type, root, comm);
+    record(c, HP_COLLECTIVE, t0, 1, bytes_of(scount, type));
+}
+
+void hp_barrier(hp_comm *c, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Barrier(comm);
+    record(c, HP_BARRIER, t0, 0, 0);
+}

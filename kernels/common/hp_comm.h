@@ -1,0 +1,58 @@
+/* The instrumented communication layer: every MPI call a kernel makes goes through here.
+ *
+ * Each call is classed as point-to-point, collective or barrier (the thesis's three classes) and
+ * counted: calls, messages sent, bytes sent, time, and a histogram of message sizes. Counting is
+ * switched on only around the measured loop (hp_comm_count), as the thesis timed only its main
+ * loop and took message statistics in separate runs; set-up traffic such as scattering a data
+ * file is therefore not in the profile. Byte conventions: point-to-point counts bytes sent by the
+ * caller; a collective counts the caller's own contribution (its send buffer); barriers move none.
+ * "messages" counts operations that carry data: each point-to-point send and each collective call
+ * (whose size goes in the histogram); barriers carry none. Timing can be switched off
+ * independently to measure what the timing itself costs. */
+#ifndef HP_COMM_H
+#define HP_COMM_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef enum { HP_P2P, HP_COLLECTIVE, HP_BARRIER, HP_NCLASSES } hp_comm_class;
+
+/* Bin 0 holds empty messages; bin k >= 1 holds sizes in [2^(k-1), 2^k) bytes. */
+#define HP_HIST_BINS 40
+
+typedef struct {
+    long long calls;
+    long long messages;
+    long long bytes;
+    double seconds;
+    long long histogram[HP_HIST_BINS];
+} hp_comm_counts;
+
+typedef struct {
+    int counting;
+    int timing;
+    hp_comm_counts cls[HP_NCLASSES];
+} hp_comm;
+
+extern const char *const hp_comm_class_names[HP_NCLASSES];
+
+void hp_comm_init(hp_comm *c, int timing);
+void hp_comm_count(hp_comm *c, int on);
+int hp_histogram_bin(long long bytes);
+
+/* MPI_Sendrecv of `scount` elements to `dest` and `rcount` from `src`. */
+void hp_sendrecv(hp_comm *c, const void *sbuf, int scount, MPI_Datatype type, int dest, void *rbuf, int rcount, int src,
+                 int tag, MPI_Comm comm);
+/* Sends `sbytes` to `dest` and receives one message of unknown length from `src` into *rbuf,
+ * growing it (realloc) when *rcap is too small: one message each way, so exchanges whose sizes
+ * the receiver cannot know still cost exactly one message. Returns the bytes received. */
+size_t hp_sendrecv_grow(hp_comm *c, const void *sbuf, size_t sbytes, int dest, void **rbuf, size_t *rcap, int src,
+                        int tag, MPI_Comm comm);
+void hp_allreduce(hp_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void hp_bcast(hp_comm *c, void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+void hp_gather(hp_comm *c, const void *sbuf, int count, MPI_Datatype type, void *rbuf, int root, MPI_Comm comm);
+void hp_gatherv(hp_comm *c, const void *sbuf, int scount, MPI_Datatype type, void *rbuf, const int *rcounts,
+                const int *displs, int root, MPI_Comm comm);
+void hp_barrier(hp_comm *c, MPI_Comm comm);
+
+#endif

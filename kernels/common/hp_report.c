@@ -1,0 +1,98 @@
+/* Cross-rank breakdown of regions and communication; see hp_report.h. */
+#include "hp_report.h"
+
+#include <string.h>
+
+int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out)
+{
+    for (int k = 0; k < t->count; k++) {
+        hp_stat calls = hp_stat_across(c, (double)t->region[k].calls, comm);
+        out[k].name = t->region[k].name;
+        out[k].calls = (long long)calls.max;
+        out[k].seconds = hp_stat_across(c, t->region[k].seconds, comm);
+    }
+    return t->count;
+}
+
+void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES])
+{
+    for (int k = 0; k < HP_NCLASSES; k++) {
+        const hp_comm_counts *n = &c->cls[k];
+        hp_comm_stat *s = &out[k];
+        s->seconds = hp_stat_across(c, n->seconds, comm);
+        s->bytes_per_rank = hp_stat_across(c, (double)n->bytes, comm);
+        s->messages_per_rank = hp_stat_across(c, (double)n->messages, comm);
+        long long local[3] = {n->calls, n->messages, n->bytes}, global[3];
+        hp_allreduce(c, local, global, 3, MPI_LONG_LONG, MPI_SUM, comm);
+        s->calls = global[0];
+        s->messages = global[1];
+        s->bytes = global[2];
+        hp_allreduce(c, n->histogram, s->histogram, HP_HIST_BINS, MPI_LONG_LONG, MPI_SUM, comm);
+    }
+}
+
+void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total)
+{
+    fprintf(out, "%-14s %8s %11s %5s %11s %11s %5s %7s %9s\n", "region", "calls", "min [s]", "rank", "avg [s]",
+            "max [s]", "rank", "%total", "imbalance");
+    for (int k = 0; k < n; k++) {
+        const hp_stat *s = &r[k].seconds;
+        fprintf(out, "%-14s %8lld %11.6f %5d %11.6f %11.6f %5d %6.2f%% %8.2f%%\n", r[k].name, r[k].calls, s->min,
+                s->min_rank, s->avg, s->max, s->max_rank, total > 0 ? 100.0 * s->avg / total : 0.0,
+                100.0 * hp_imbalance(s));
+    }
+}
+
+void hp_print_comm(FILE *out, const hp_comm_stat s[HP_NCLASSES])
+{
+    fprintf(out, "%-14s %10s %12s %14s %11s %11s\n", "communication", "calls", "messages", "bytes", "avg [s]",
+            "max [s]");
+    for (int k = 0; k < HP_NCLASSES; k++)
+        fprintf(out, "%-14s %10lld %12lld %14lld %11.6f %11.6f\n", hp_comm_class_names[k], s[k].calls, s[k].messages,
+                s[k].bytes, s[k].seconds.avg, s[k].seconds.max);
+}
+
+void hp_json_regions(hp_json *j, const hp_region_stat *r, int n)
+{
+    hp_json_object_begin(j, "regions");
+    for (int k = 0; k < n; k++) {
+        hp_json_object_begin(j, r[k].name);
+        hp_json_int(j, "calls", r[k].calls);
+        hp_stat_json(j, "time", &r[k].seconds);
+        hp_json_real(j, "imbalance", hp_imbalance(&r[k].seconds));
+        hp_json_object_end(j);
+    }
+    hp_json_object_end(j);
+}
+
+static void histogram_json(hp_json *j, const long long *h)
+{
+    hp_json_array_begin(j, "size_histogram");
+    for (int b = 0; b < HP_HIST_BINS; b++) {
+        if (!h[b]) continue;
+        hp_json_object_begin(j, NULL);
+        hp_json_int(j, "min_bytes", b == 0 ? 0 : 1LL << (b - 1));
+        hp_json_int(j, "max_bytes", b == 0 ? 0 : (1LL << b) - 1);
+        hp_json_int(j, "count", h[b]);
+        hp_json_object_end(j);
+    }
+    hp_json_array_end(j);
+}
+
+void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES])
+{
+    hp_json_object_begin(j, "comm");
+    for (int k = 0; k < HP_NCLASSES; k++) {
+        hp_json_object_begin(j, hp_comm_class_names[k]);
+        hp_json_int(j, "calls", s[k].calls);
+        hp_json_int(j, "messages", s[k].messages);
+        hp_json_int(j, "bytes", s[k].bytes);
+        hp_stat_json(j, "time", &s[k].seconds);
+        hp_json_real(j, "imbalance", hp_imbalance(&s[k].seconds));
+        hp_stat_json(j, "bytes_per_rank", &s[k].bytes_per_rank);
+        hp_stat_json(j, "messages_per_rank", &s[k].messages_per_rank);
+        histogram_json(j, s[k].histogram);
+        hp_json_object_end(j);
+    }
+    hp_json_object_end(j);
+}

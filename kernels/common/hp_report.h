@@ -1,0 +1,39 @@
+/* Reduces region timers and communication counters across ranks, prints the breakdown table and
+ * writes the profile's "regions" and "comm" members.
+ *
+ * Reduction is separated from output so a kernel can print the table to the terminal and write the
+ * same numbers to the profile without reducing twice. */
+#ifndef HP_REPORT_H
+#define HP_REPORT_H
+
+#include <stdio.h>
+
+#include "hp_comm.h"
+#include "hp_json.h"
+#include "hp_stats.h"
+#include "hp_timer.h"
+
+typedef struct {
+    const char *name;
+    long long calls;
+    hp_stat seconds;
+} hp_region_stat;
+
+typedef struct {
+    long long calls, messages, bytes; /* sums over ranks */
+    hp_stat seconds, bytes_per_rank, messages_per_rank;
+    long long histogram[HP_HIST_BINS]; /* sums over ranks */
+} hp_comm_stat;
+
+/* Collective. Returns the number of regions written to out (at most HP_MAX_REGIONS). */
+int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out);
+/* Collective. Call with counting off. */
+void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES]);
+
+/* Table of regions with min (rank) / avg / max (rank), % of `total` and imbalance. */
+void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total);
+void hp_print_comm(FILE *out, const hp_comm_stat s[HP_NCLASSES]);
+void hp_json_regions(hp_json *j, const hp_region_stat *r, int n);
+void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES]);
+
+#endif

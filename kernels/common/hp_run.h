@@ -1,0 +1,44 @@
+/* What a run is and where it ran: MPI start-up, ranks, threads, nodes, hosts, thread level,
+ * environment, the CPU each thread really used, and how the binary was built.
+ *
+ * This is the "build" and "run" half of every profile. Affinity is read from the operating system
+ * (the CPU set each thread is allowed and the CPU it was last seen on), never inferred from the
+ * launch line, because a wrong binding -- all threads of a rank stacked on one core -- is the most
+ * common way a hybrid run lies about its performance. */
+#ifndef HP_RUN_H
+#define HP_RUN_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "hp_comm.h"
+#include "hp_json.h"
+
+typedef struct {
+    const char *kernel; /* "md" */
+    int argc;
+    char **argv;
+    char start_time[32]; /* ISO 8601, UTC */
+    int rank, ranks, threads, ranks_per_node, nodes;
+    int thread_requested, thread_provided;
+    char *hosts;    /* rank 0: one host name per rank, MPI_MAX_PROCESSOR_NAME apart */
+    char *affinity; /* rank 0: one "rank thread cpu allowed,..." line per thread */
+    MPI_Comm world;
+} hp_run;
+
+/* Handles --help, --version and --build-info before MPI starts; returns 1 when one was handled. */
+int hp_run_early_exit(int argc, char **argv, const char *program, void (*print_help)(FILE *));
+/* MPI_Init_thread and the run's shape. Collective. */
+void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thread_requested, hp_comm *c);
+/* Records each thread's CPU set and CPU on every rank. Collective; call after the measured loop. */
+void hp_run_capture_affinity(hp_run *r, hp_comm *c);
+void hp_run_finish(hp_run *r);
+
+/* The profile's schema, kernel, kernel_version, build and run members. */
+void hp_profile_header(hp_json *j, const hp_run *r);
+void hp_build_info(FILE *out);
+/* Collective agreement on an error: returns 1 on every rank when any rank has ok == 0; the lowest
+ * such rank prints "hybridperf-KERNEL: error: MSG". */
+int hp_any_error(hp_comm *c, MPI_Comm comm, int ok, const char *kernel, const char *msg);
+
+#endif

@@ -1,0 +1,172 @@
+/* hybridperf-md: shared state of the Lennard-Jones molecular dynamics proxy.
+ *
+ * The thesis's code kept particles in per-cell linked lists and rebuilt them every step. Here
+ * atoms live in structure-of-arrays storage (locals first, then ghosts) with a Verlet neighbour
+ * list rebuilt every --neigh-every steps, as miniMD, CoMD and LAMMPS do; the parallel structure is
+ * the thesis's: a 3-D brick per rank, a halo of ghost atoms filled by three phases of paired
+ * messages, migration of atoms that left the brick, and global sums for the thermodynamics.
+ * All state is in the few structs below and travels by pointer. */
+#ifndef MD_H
+#define MD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hp_args.h"
+
+#include "hp_comm.h"
+#include "hp_decomp.h"
+#include "hp_json.h"
+#include "hp_timer.h"
+
+#define MD_KERNEL "md"
+#define MD_PROGRAM "hybridperf-md"
+#define MD_MAX_ARGS 24
+#define MD_LIST_PAD 8 /* neighbour lists are padded to whole SIMD vectors of doubles */
+
+typedef enum { MD_LJ_CUT, MD_LJ_SF } md_potential;
+typedef enum { MD_PAIR_PLAIN, MD_PAIR_AVX512 } md_pair_kernel;
+
+typedef struct {
+    int size; /* -s: fcc unit cells per side, 4 size^3 atoms */
+    double density, temperature, cutoff, skin, dt, drift_tolerance;
+    int steps, neigh_every, thermo, seed, no_timers;
+    int grid[3];
+    const char *potential_name, *pair_kernel_name;
+    md_potential potential;
+    md_pair_kernel pair_kernel;
+    const char *read_data, *write_data, *profile;
+} md_params;
+
+/* Per-atom arrays. Indices [0, nlocal) are owned atoms, [nlocal, nlocal + nghost) are ghosts
+ * (positions only). Velocities, forces and ids are meaningful for owned atoms only.
+ * Vectors are stored as 4 doubles per atom (x, y, z, 0): the force loop fetches a neighbour's
+ * position with one 32-byte load instead of three gathers from separate arrays, which on AVX-512
+ * cores halves the cost of the whole force computation; the padding costs 8 bytes per vector. */
+#define MD_VEC 4
+typedef struct {
+    int nlocal, nghost, capacity;
+    double *x, *v, *f; /* x[MD_VEC * i + d], d = 0, 1, 2 */
+    int64_t *id;
+} md_atoms;
+
+/* Direction k = 2 * dimension + side: side 0 sends to the lower neighbour, side 1 to the upper. */
+#define MD_DIRECTIONS 6
+
+typedef struct {
+    int *send[MD_DIRECTIONS]; /* indices of the atoms sent in direction k */
+    int send_count[MD_DIRECTIONS], send_cap[MD_DIRECTIONS];
+    double shift[MD_DIRECTIONS]; /* periodic shift applied to sent positions */
+    int recv_first[MD_DIRECTIONS], recv_count[MD_DIRECTIONS];
+    double *sendbuf; /* halo: positions packed for one message */
+    size_t sendcap;
+    double *outbox[2]; /* migration: leaving atoms, per side */
+    size_t outbox_cap[2];
+    void *recvbuf;
+    size_t recvcap;
+    long long exchanges, messages; /* halo exchanges and halo messages of this rank */
+} md_halo;
+
+typedef struct {
+    int offset, dx_lo, dx_hi; /* one row of the stencil: bins offset+dx_lo .. offset+dx_hi */
+} md_stencil_row;
+
+typedef struct {
+    double cutsq;                /* (cutoff + skin)^2 */
+    int nbins[3], bins, pad3[3]; /* pad3: bins beyond the brick on each side, holding ghosts */
+    double inv_width[3];
+    int *bin_start; /* bins + 1 entries */
+    int *bin_next;  /* fill cursor per bin while sorting */
+    int *bin_of;    /* per atom */
+    double *bx, *by, *bz;
+    int *bidx;    /* atoms in bin order: coordinates and original index */
+    int sentinel; /* index of a far-away dummy atom that pads lists to multiples of MD_LIST_PAD */
+    md_stencil_row *rows;
+    int nrows;
+    int *numneigh, *neigh;                 /* full list of atom i: neigh[i * list_stride + k], k < numneigh[i] */
+    int maxneigh, list_stride, list_atoms; /* stride: maxneigh + 1 spare slot, rounded to MD_LIST_PAD */
+    int capacity, builds;
+    double *scratch; /* for sorting atoms by bin */
+    int *perm;
+} md_neighbor;
+
+typedef struct {
+    long long step;
+    double temp, pe, ke, etotal, press; /* energies per atom, as LAMMPS prints them in lj units */
+} md_thermo_row;
+
+typedef enum { R_FORCE, R_NEIGHBOR, R_INTEGRATE, R_HALO, R_MIGRATION, R_REDUCTION, R_OTHER, R_TOTAL } md_region;
+
+typedef struct {
+    md_params p;
+    hp_arg args[MD_MAX_ARGS];
+    int nargs;
+    int rank, nranks, threads;
+    double box_lo[3], box_len[3];
+    long long natoms;
+    double ghost_cut;
+    hp_decomp decomp;
+    md_atoms atoms;
+    md_halo halo;
+    md_neighbor nl;
+    hp_comm comm;
+    hp_timers timers;
+    double epot, virial;   /* local sums from the last force call that computed energy */
+    long long misplaced;   /* atoms received by migration that do not belong here */
+    md_thermo_row *thermo; /* rank 0 */
+    int nthermo, thermo_cap;
+} md_sim;
+
+/* params.c: the option table (defaults = the standard LJ benchmark) and cross-option checks */
+int md_params_table(md_params *p, hp_arg *args);
+int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
+void md_params_help(FILE *out);
+
+/* atoms.c */
+void md_atoms_reserve(md_atoms *a, int capacity);
+void md_atoms_free(md_atoms *a);
+void md_atoms_move(md_atoms *a, int from, int to);
+void md_atoms_append(md_atoms *a, int64_t id, const double r[3], const double v[3]);
+/* realloc to at least `need` bytes, with headroom; exits on failure */
+void *md_grow(void *p, size_t *cap, size_t need);
+
+/* lattice.c, velocity.c, data_file.c: the initial state */
+void md_lattice_create(md_sim *s);
+void md_lattice_box(int size, double density, double lo[3], double len[3]);
+void md_velocity_create(md_sim *s);
+typedef struct { /* a LAMMPS data file as read by rank 0 */
+    double lo[3], len[3];
+    long long natoms;
+    int has_velocities;
+    double *atoms; /* natoms records of MD_DATA_RECORD doubles: id x y z vx vy vz */
+} md_data;
+#define MD_DATA_RECORD 7
+int md_data_load(const char *path, md_data *file, char *err, size_t errlen);
+/* Collective: rank 0's file (box already broadcast) goes to the ranks that own each atom. */
+void md_data_distribute(md_sim *s, const md_data *file);
+void md_data_free(md_data *file);
+/* Collective: gathers the atoms to rank 0, which writes the file atomically. */
+int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen);
+
+/* migrate.c, halo.c: communication */
+void md_migrate(md_sim *s);
+void md_halo_build(md_sim *s);
+void md_halo_update(md_sim *s);
+void md_halo_free(md_halo *h);
+
+/* neighbor.c */
+void md_neighbor_init(md_sim *s);
+void md_neighbor_sort_locals(md_sim *s);
+void md_neighbor_build(md_sim *s);
+void md_neighbor_free(md_neighbor *n);
+
+/* lj.c, integrate.c, thermo.c */
+void md_force(md_sim *s, int want_energy);
+int md_force_has_avx512(void);
+void md_initial_integrate(md_sim *s);
+void md_final_integrate(md_sim *s);
+void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row);
+void md_thermo_print_header(FILE *out);
+void md_thermo_print(FILE *out, const md_thermo_row *row);
+
+#endif

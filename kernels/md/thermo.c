@@ -1,0 +1,32 @@
+/* Thermodynamics: the thesis's `sum` routine. Kinetic energy, potential energy and virial are
+ * summed over ranks with one MPI_Allreduce at thermo steps (every step with --thermo 1, as the
+ * thesis did), and reported per atom in LAMMPS's lj-unit conventions: T = sum m v^2 / (3N - 3),
+ * P = (sum m v^2 + virial) / (3V). */
+#include "md.h"
+
+void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row)
+{
+    const md_atoms *a = &s->atoms;
+    double mv2 = 0.0;
+#pragma omp parallel for simd schedule(static) reduction(+ : mv2)
+    for (long k = 0; k < (long)MD_VEC * a->nlocal; k++) mv2 += a->v[k] * a->v[k]; /* padding lanes are 0 */
+    double local[3] = {mv2, s->epot, s->virial}, global[3];
+    hp_allreduce(&s->comm, local, global, 3, MPI_DOUBLE, MPI_SUM, s->decomp.cart);
+    const double n = (double)s->natoms, volume = s->box_len[0] * s->box_len[1] * s->box_len[2];
+    row->step = step;
+    row->temp = global[0] / (3.0 * n - 3.0);
+    row->ke = 0.5 * global[0] / n;
+    row->pe = global[1] / n;
+    row->etotal = row->ke + row->pe;
+    row->press = (global[0] + global[2]) / (3.0 * volume);
+}
+
+void md_thermo_print_header(FILE *out)
+{
+    fprintf(out, "%10s %14s %14s %14s %14s %14s\n", "Step", "Temp", "E_pair", "KinEng", "TotEng", "Press");
+}
+
+void md_thermo_print(FILE *out, const md_thermo_row *r)
+{
+    fprintf(out, "%10lld %14.8f %14.8f %14.8f %14.8f %14.8f\n", r->step, r->temp, r->pe, r->ke, r->etotal, r->press);
+}

@@ -26,7 +26,7 @@ typedef struct {
     int pass;
 } md_check;
 
-enum { N_CHECKS = 4 };
+enum { N_CHECKS = 5 };
 
 typedef struct {
     double loop_seconds;
@@ -44,18 +44,24 @@ static int is_thermo_step(const md_params *p, long long step)
     return step == 0 || step == p->steps || (p->thermo > 0 && step % p->thermo == 0);
 }
 
-static void record_thermo(md_sim *s, long long step)
+/* Returns the number of lost atoms (same on every rank). */
+static long long record_thermo(md_sim *s, long long step)
 {
     md_thermo_row row;
     md_thermo_compute(s, step, &row);
-    if (s->rank != 0) return;
+    if (s->rank != 0) return row.lost;
     if (s->nthermo == s->thermo_cap) {
         s->thermo_cap = s->thermo_cap ? 2 * s->thermo_cap : 64;
         s->thermo = realloc(s->thermo, (size_t)s->thermo_cap * sizeof *s->thermo);
     }
     s->thermo[s->nthermo++] = row;
     md_thermo_print(stdout, &row);
+    if (row.lost)
+        printf("%s: %lld atoms lost at step %lld (non-finite or beyond the ghost cut outside their subdomain): the "
+               "run is unstable, stopping; try a smaller --dt\n",
+               MD_PROGRAM, row.lost, step);
     fflush(stdout);
+    return row.lost;
 }
 
 /* Builds the box and the owned atoms (lattice or data file) and the decomposition. */
@@ -77,9 +83,13 @@ static int setup_system(md_sim *s, char *err, size_t errlen)
         md_lattice_box(s->p.size, s->p.density, s->box_lo, s->box_len);
     }
     ok = hp_decomp_create(&s->decomp, MPI_COMM_WORLD, s->p.grid, s->box_lo, s->box_len, s->ghost_cut, err, errlen) == 0;
-    if (!ok && !s->p.read_data) {
+    if (!ok && !s->p.read_data && strstr(err, "thinner")) {
+        const int *dims = s->decomp.dims;
+        int widest = dims[0] > dims[1] ? dims[0] : dims[1];
+        widest = widest > dims[2] ? widest : dims[2];
+        int size = (int)ceil(s->ghost_cut * widest / cbrt(4.0 / s->p.density));
         size_t used = strlen(err);
-        snprintf(err + used, errlen - used, " (-s %d gives a box of %.4g)", s->p.size, s->box_len[0]);
+        snprintf(err + used, errlen - used, ": -s %d or more for a %d x %d x %d grid", size, dims[0], dims[1], dims[2]);
     }
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) {
         md_data_free(&file);
@@ -160,10 +170,12 @@ static double run_loop(md_sim *s)
         hp_timer_start(t, R_INTEGRATE);
         md_final_integrate(s);
         hp_timer_stop(t, R_INTEGRATE);
+        s->steps_done = step;
         if (thermo) {
             hp_timer_start(t, R_REDUCTION);
-            record_thermo(s, step);
+            long long lost = record_thermo(s, step);
             hp_timer_stop(t, R_REDUCTION);
+            if (lost) break;
         }
     }
     const double seconds = hp_now() - start;
@@ -173,7 +185,7 @@ static double run_loop(md_sim *s)
     for (int k = 0; k < R_OTHER; k++) claimed += t->region[k].seconds;
     if (t->enabled) {
         t->region[R_OTHER].seconds = seconds - claimed;
-        t->region[R_OTHER].calls = p->steps;
+        t->region[R_OTHER].calls = s->steps_done;
     }
     t->region[R_TOTAL].seconds = seconds;
     t->region[R_TOTAL].calls = 1;
@@ -208,6 +220,7 @@ static void collect_results(md_sim *s, md_results *out)
                            0.0, 1e-10);
     out->checks[2] = check("atom_count", (double)totals[0], n, 0.0);
     out->checks[3] = check("atoms_misplaced", (double)totals[1], 0.0, 0.0);
+    out->checks[4] = check("lost_atoms", s->rank == 0 ? (double)last->lost : 0.0, 0.0, 0.0);
     out->mean_neighbors = (double)totals[2] / n;
 
     out->nregions = hp_reduce_regions(&s->comm, &s->timers, comm, out->regions);
@@ -228,10 +241,10 @@ static int all_pass(const md_results *r)
 
 static void print_summary(const md_sim *s, const md_results *r)
 {
-    const double atom_steps = (double)s->natoms * s->p.steps;
+    const double atom_steps = (double)s->natoms * s->steps_done;
     const double loop = r->regions[R_TOTAL].seconds.max;
     printf("\nLoop time of %.6g s on %d rank%s x %d thread%s for %d steps with %lld atoms\n", loop, s->nranks,
-           s->nranks > 1 ? "s" : "", s->threads, s->threads > 1 ? "s" : "", s->p.steps, s->natoms);
+           s->nranks > 1 ? "s" : "", s->threads, s->threads > 1 ? "s" : "", (int)s->steps_done, s->natoms);
     if (s->timers.enabled) hp_print_regions(stdout, r->regions, r->nregions, r->regions[R_TOTAL].seconds.avg);
     hp_print_comm(stdout, r->comm);
     printf("neighbors: %.2f per atom (full list), %d builds\n", r->mean_neighbors, s->nl.builds);
@@ -241,8 +254,8 @@ static void print_summary(const md_sim *s, const md_results *r)
                r->checks[k].pass ? "pass" : "FAIL");
     printf("\nPERF kernel=md ns_per_atom_step=%.4f atom_steps_per_s=%.6e atoms=%lld steps=%d ranks=%d threads=%d "
            "loop_s=%.6f\n",
-           atom_steps > 0 ? 1e9 * loop / atom_steps : 0.0, loop > 0 ? atom_steps / loop : 0.0, s->natoms, s->p.steps,
-           s->nranks, s->threads, loop);
+           atom_steps > 0 ? 1e9 * loop / atom_steps : 0.0, loop > 0 ? atom_steps / loop : 0.0, s->natoms,
+           (int)s->steps_done, s->nranks, s->threads, loop);
     fflush(stdout);
 }
 
@@ -261,6 +274,7 @@ static void kernel_json(hp_json *j, const md_sim *s, const md_results *r)
     static const char *const directions[MD_DIRECTIONS] = {"-x", "+x", "-y", "+y", "-z", "+z"};
     hp_json_object_begin(j, "md");
     hp_json_int(j, "atoms", s->natoms);
+    hp_json_int(j, "steps_done", s->steps_done);
     hp_json_array_begin(j, "box");
     for (int d = 0; d < 3; d++) hp_json_real(j, NULL, s->box_len[d]);
     hp_json_array_end(j);
@@ -325,7 +339,7 @@ static int write_profile(const md_sim *s, const hp_run *run, const md_results *r
         hp_json_object_end(&j);
     }
     hp_json_object_end(&j);
-    const double loop = r->regions[R_TOTAL].seconds.max, atom_steps = (double)s->natoms * s->p.steps;
+    const double loop = r->regions[R_TOTAL].seconds.max, atom_steps = (double)s->natoms * s->steps_done;
     hp_json_array_begin(&j, "figures_of_merit");
     figure(&j, "ns_per_atom_step", atom_steps > 0 ? 1e9 * loop / atom_steps : 0.0, "ns", "lower");
     figure(&j, "atom_steps_per_second", loop > 0 ? atom_steps / loop : 0.0, "1/s", "higher");
@@ -388,7 +402,7 @@ static int simulate(md_sim *s, hp_run *run)
     }
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_FAILURE;
     if (s->p.write_data) {
-        ok = md_data_write(s, s->p.write_data, s->p.steps, err, sizeof err) == 0;
+        ok = md_data_write(s, s->p.write_data, s->steps_done, err, sizeof err) == 0;
         if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_FAILURE;
     }
     int passed = all_pass(&r);
@@ -401,6 +415,7 @@ int main(int argc, char **argv)
 {
     if (hp_run_early_exit(argc, argv, MD_PROGRAM, md_params_help)) return EXIT_SUCCESS;
     md_sim *s = calloc(1, sizeof *s);
+    s->decomp.cart = MPI_COMM_NULL; /* freed at exit whether or not set-up got that far */
     hp_run run;
     hp_comm_init(&s->comm, 1);
     hp_run_start(&run, MD_KERNEL, argc, argv, MPI_THREAD_FUNNELED, &s->comm);

@@ -93,6 +93,7 @@ typedef struct {
 typedef struct {
     long long step;
     double temp, pe, ke, etotal, press; /* energies per atom, as LAMMPS prints them in lj units */
+    long long lost; /* atoms non-finite or beyond the ghost cut outside their brick: the run is unstable */
 } md_thermo_row;
 
 typedef enum { R_FORCE, R_NEIGHBOR, R_INTEGRATE, R_HALO, R_MIGRATION, R_REDUCTION, R_OTHER, R_TOTAL } md_region;
@@ -113,6 +114,7 @@ typedef struct {
     hp_timers timers;
     double epot, virial;   /* local sums from the last force call that computed energy */
     long long misplaced;   /* atoms received by migration that do not belong here */
+    long long steps_done;  /* less than p.steps when the run stopped because atoms were lost */
     md_thermo_row *thermo; /* rank 0 */
     int nthermo, thermo_cap;
 } md_sim;

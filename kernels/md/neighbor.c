@@ -18,13 +18,18 @@
 
 #include "md.h"
 
-static int bin_index(const md_neighbor *n, const hp_decomp *d, const double *r)
+/* Bin of position r. Owned atoms are clamped to the inner bins, so the stencil around them never
+ * leaves the grid even for an atom that strayed out of its brick (which fails a check anyway);
+ * ghosts may use the padding bins. */
+static int bin_index(const md_neighbor *n, const hp_decomp *d, const double *r, int owned)
 {
     int b[3];
     for (int k = 0; k < 3; k++) {
-        /* + pad keeps the argument non-negative for ghosts, so truncation is floor */
-        int v = (int)((r[k] - d->lo[k]) * n->inv_width[k] + n->pad3[k]);
-        b[k] = v < 0 ? 0 : v >= n->nbins[k] ? n->nbins[k] - 1 : v;
+        const int first = owned ? n->pad3[k] : 0, last = owned ? n->nbins[k] - n->pad3[k] - 1 : n->nbins[k] - 1;
+        /* + pad keeps the argument non-negative for ghosts, so truncation is floor; the comparison
+         * is done in floating point so that positions far away (or NaN) clamp safely */
+        const double v = (r[k] - d->lo[k]) * n->inv_width[k] + n->pad3[k];
+        b[k] = v >= first ? (v < last ? (int)v : last) : first;
     }
     return b[0] + n->nbins[0] * (b[1] + n->nbins[1] * b[2]);
 }
@@ -92,7 +97,7 @@ static void sort_by_bin(md_sim *s, int count)
     const md_atoms *a = &s->atoms;
     reserve_atoms(n, count);
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < count; i++) n->bin_of[i] = bin_index(n, &s->decomp, a->x + MD_VEC * (size_t)i);
+    for (int i = 0; i < count; i++) n->bin_of[i] = bin_index(n, &s->decomp, a->x + MD_VEC * (size_t)i, i < a->nlocal);
     memset(n->bin_start, 0, (size_t)(n->bins + 1) * sizeof *n->bin_start);
     for (int i = 0; i < count; i++) n->bin_start[n->bin_of[i] + 1]++;
     for (int b = 0; b < n->bins; b++) n->bin_start[b + 1] += n->bin_start[b];

@@ -1,8 +1,28 @@
 /* Thermodynamics: the thesis's `sum` routine. Kinetic energy, potential energy and virial are
- * summed over ranks with one MPI_Allreduce at thermo steps (every step with --thermo 1, as the
+ * summed over ranks with one MPI_Allreduce at thermo steps (with them, the count of lost atoms, so
+ * an unstable run is stopped without another collective) (every step with --thermo 1, as the
  * thesis did), and reported per atom in LAMMPS's lj-unit conventions: T = sum m v^2 / (3N - 3),
  * P = (sum m v^2 + virial) / (3V). */
 #include "md.h"
+
+/* Owned atoms whose position is not finite or lies beyond the ghost cut outside the brick: such an
+ * atom is no longer seen by its neighbours, so the dynamics are wrong from here on. */
+static double lost_atoms(const md_sim *s)
+{
+    const md_atoms *a = &s->atoms;
+    const double *lo = s->decomp.lo, *hi = s->decomp.hi, cut = s->ghost_cut;
+    double lost = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : lost)
+    for (int i = 0; i < a->nlocal; i++) {
+        int ok = 1;
+        for (int d = 0; d < 3; d++) {
+            const double x = a->x[MD_VEC * i + d];
+            ok &= x >= lo[d] - cut && x < hi[d] + cut; /* false for NaN too */
+        }
+        lost += !ok;
+    }
+    return lost;
+}
 
 void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row)
 {
@@ -10,8 +30,8 @@ void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row)
     double mv2 = 0.0;
 #pragma omp parallel for simd schedule(static) reduction(+ : mv2)
     for (long k = 0; k < (long)MD_VEC * a->nlocal; k++) mv2 += a->v[k] * a->v[k]; /* padding lanes are 0 */
-    double local[3] = {mv2, s->epot, s->virial}, global[3];
-    hp_allreduce(&s->comm, local, global, 3, MPI_DOUBLE, MPI_SUM, s->decomp.cart);
+    double local[4] = {mv2, s->epot, s->virial, lost_atoms(s)}, global[4];
+    hp_allreduce(&s->comm, local, global, 4, MPI_DOUBLE, MPI_SUM, s->decomp.cart);
     const double n = (double)s->natoms, volume = s->box_len[0] * s->box_len[1] * s->box_len[2];
     row->step = step;
     row->temp = global[0] / (3.0 * n - 3.0);
@@ -19,6 +39,7 @@ void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row)
     row->pe = global[1] / n;
     row->etotal = row->ke + row->pe;
     row->press = (global[0] + global[2]) / (3.0 * volume);
+    row->lost = (long long)global[3];
 }
 
 void md_thermo_print_header(FILE *out)

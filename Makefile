@@ -1,0 +1,25 @@
+# The two commands of the README: `make demo` (the main job) and `make test` (every test).
+# Both install what is missing first (scripts/bootstrap.sh), so they work on a fresh machine.
+.PHONY: demo test build bootstrap bench clean
+
+VENV := .venv/bin
+
+demo: bootstrap
+	$(VENV)/hybridperf compare md
+
+test:
+	scripts/bootstrap.sh --test
+	ctest --test-dir build --output-on-failure
+	$(VENV)/pytest -q
+
+bootstrap:
+	scripts/bootstrap.sh
+
+build:
+	cmake -S . -B build && cmake --build build -j
+
+bench: bootstrap
+	$(VENV)/python bench/md_vs_lammps.py
+
+clean:
+	rm -rf build

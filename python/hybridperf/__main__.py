@@ -1,0 +1,3 @@
+from hybridperf.cli import main
+
+main()

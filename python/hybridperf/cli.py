@@ -1,0 +1,220 @@
+"""The `hybridperf` command line: thin wrappers that parse options, call the pure core, and print.
+
+Errors a user can fix are one line on stderr and exit status 2 (tracebacks only with --debug);
+a kernel's own exit status is passed through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hybridperf import __version__, affinity, compare, kernels, machine, summary
+from hybridperf.launch import FLAVORS, Configuration, LaunchError
+from hybridperf.profile import ProfileError
+from hybridperf.runner import RunOutcome, default_profile_path, execute, prepare
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Performance engineering of hybrid MPI+OpenMP programs: which ranks x threads split wins, and why.",
+)
+console = Console()
+errors = Console(stderr=True)
+USER_ERRORS = (LaunchError, ProfileError, kernels.KernelNotFound, ValueError)
+_debug = False
+
+
+def fail(message: str, code: int = 2) -> None:
+    errors.print(f"hybridperf: error: {message}", highlight=False, markup=False)
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"hybridperf {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    global _debug
+    _debug = debug
+
+
+@app.command()
+def info(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
+    """This machine (hwloc), the MPI libraries and launchers, the OpenMP runtime, and the kernels found."""
+    m = machine.local_machine()
+    found = {}
+    for k in kernels.KERNELS:
+        try:
+            path = kernels.kernel_path(k)
+            found[k] = {"path": str(path), **kernels.build_info(path)}
+        except kernels.KernelNotFound as err:
+            found[k] = {"error": str(err)}
+    launchers = {f: kernels.launcher_version(f) for f in FLAVORS}
+    if as_json:
+        data = {
+            "machine": {**m.__dict__, "caches": [c.__dict__ for c in m.caches]},
+            "launchers": launchers,
+            "kernels": found,
+        }
+        print(json.dumps(data, indent=2))
+        return
+    table = Table(title=f"Machine {m.hostname} (from {m.source})", show_header=False)
+    table.add_row("packages", str(m.packages))
+    table.add_row("cores", f"{m.cores} ({m.cores_per_package} per package)")
+    table.add_row("hardware threads", f"{m.pus} ({m.threads_per_core} per core)")
+    table.add_row("NUMA nodes", str(m.numa_nodes))
+    for c in m.caches:
+        size = f"{c.size_bytes / 1024:.0f} KiB" if c.size_bytes < 1 << 20 else f"{c.size_bytes / (1 << 20):.0f} MiB"
+        table.add_row(f"L{c.level} {c.kind}", f"{size} x {c.count} (shared by {c.cores_sharing} core(s))")
+    for flavor, version in launchers.items():
+        table.add_row(f"launcher {flavor}", version)
+    for k, d in found.items():
+        if "error" in d:
+            table.add_row(f"kernel {k}", d["error"])
+        else:
+            b = d["build"]
+            table.add_row(f"kernel {k}", d["path"])
+            table.add_row("  MPI library", f"{b['mpi_library']} (MPI {b['mpi_standard']})")
+            table.add_row("  OpenMP", f"{b['openmp_runtime']}, OpenMP {b['openmp_version']}")
+            table.add_row("  compiler", f"{b['compiler']}: {b['flags']}")
+    console.print(table)
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    epilog="Options not listed here go to the kernel (see hybridperf-KERNEL --help), e.g. "
+    "`hybridperf run md --ranks 2 --threads 1 -s 30 --steps 200`.",
+)
+def run(
+    ctx: typer.Context,
+    kernel: Annotated[str, typer.Argument(help=f"Kernel to run: {', '.join(kernels.KERNELS)}.")],
+    ranks: Annotated[int, typer.Option(help="MPI ranks in total.")] = 1,
+    threads: Annotated[int, typer.Option(help="OpenMP threads per rank.")] = 1,
+    nodes: Annotated[int, typer.Option(help="Nodes; ranks are spread evenly over them.")] = 1,
+    launcher: Annotated[
+        Optional[str], typer.Option(help="openmpi, mpich or slurm (default: the kernel's own MPI library).")
+    ] = None,
+    hostfile: Annotated[Optional[str], typer.Option(help="Hostfile for several nodes outside Slurm.")] = None,
+    results: Annotated[Path, typer.Option(help="Directory that keeps the profile.")] = Path("results"),
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the command and environment; run nothing.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the kernel's own output as it runs.")] = False,
+) -> None:
+    """Run one kernel with RANKS x THREADS, show its summary and keep its profile."""
+    try:
+        if nodes < 1 or ranks < 1 or ranks % nodes:
+            raise LaunchError(f"--ranks {ranks} must be a positive multiple of --nodes {nodes}")
+        if launcher is not None and launcher not in FLAVORS:
+            raise LaunchError(f"--launcher must be one of {', '.join(FLAVORS)}, got '{launcher}'")
+        cores = machine.local_machine().cores
+        config = Configuration(nodes, ranks // nodes, threads, cores, oversubscribe=True)
+        path = default_profile_path(results, kernel, config)
+        kernel_args = list(ctx.args)
+        if "--profile" in kernel_args:
+            path = Path(kernel_args[kernel_args.index("--profile") + 1])
+        launch = prepare(kernel, config, kernel_args, path, flavor=launcher, hostfile=hostfile)  # type: ignore[arg-type]
+    except USER_ERRORS as err:
+        if _debug:
+            raise
+        fail(str(err))
+    for w in launch.warnings:
+        errors.print(f"[yellow]warning:[/yellow] {w}")
+    if dry_run:
+        print(launch.shell())
+        return
+    if verbose:
+        console.print(launch.shell(), markup=False, highlight=False)
+        outcome = execute(launch, path, echo=True)
+    else:
+        with console.status(f"running {kernel}: {ranks} rank(s) x {threads} thread(s)"):
+            outcome = execute(launch, path)
+    if outcome.profile is None:
+        errors.print(kernel_errors(outcome.stderr), markup=False, highlight=False)
+        fail(f"the run failed (exit status {outcome.returncode}) and wrote no profile", outcome.returncode or 1)
+    warnings = affinity.placement_warnings(outcome.profile["run"], cores)
+    summary.show(outcome.profile, console, warnings)
+    console.print(f"profile: {outcome.profile_path}")
+    if outcome.returncode:
+        raise typer.Exit(outcome.returncode)
+
+
+@app.command(
+    name="compare",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    epilog="Options not listed here go to the kernel, e.g. `hybridperf compare md -s 24 --steps 200`.",
+)
+def compare_splits(
+    ctx: typer.Context,
+    kernel: Annotated[str, typer.Argument(help=f"Kernel to run: {', '.join(kernels.KERNELS)}.")],
+    splits: Annotated[
+        Optional[str],
+        typer.Option(
+            "--splits", help="Comma-separated RANKSxTHREADS (default: 1x1, pure MPI, hybrid 1 and 2 ranks/node)."
+        ),
+    ] = None,
+    results: Annotated[Path, typer.Option(help="Directory that keeps the profiles.")] = Path("results"),
+) -> None:
+    """Run a kernel in several ranks x threads splits on this node and compare them side by side."""
+    try:
+        cores = machine.local_machine().cores
+        chosen = [compare.parse_split(s) for s in splits.split(",")] if splits else compare.default_splits(cores)
+        plans = []
+        for split in chosen:
+            config = Configuration(1, split.ranks, split.threads, cores, oversubscribe=True)
+            path = default_profile_path(results, kernel, config)
+            plans.append((split, path, prepare(kernel, config, list(ctx.args), path)))
+    except USER_ERRORS as err:
+        if _debug:
+            raise
+        fail(str(err))
+    done: list[tuple[compare.Split, dict]] = []
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as bar:
+        task = bar.add_task(f"{kernel}: {len(plans)} splits", total=len(plans))
+        for split, path, launch in plans:
+            for w in launch.warnings:
+                bar.console.print(f"[yellow]warning:[/yellow] {split}: {w}")
+            bar.update(task, description=f"{kernel} {split}")
+            outcome: RunOutcome = execute(launch, path)
+            if outcome.profile is None:
+                bar.console.print(f"[red]{split} failed[/red] (exit {outcome.returncode}): "
+                                  f"{kernel_errors(outcome.stderr)}", markup=True, highlight=False)
+            else:
+                done.append((split, outcome.profile))
+            bar.advance(task)
+    if not done:
+        fail("every run failed; nothing to compare", 1)
+    console.print(summary.comparison_table(compare.comparison_rows(done), kernel))
+    console.print(f"profiles: {results / 'runs'}")
+
+
+def kernel_errors(stderr: str) -> str:
+    """The kernel's own error lines when it wrote any, else the end of the launcher's stderr."""
+    own = [line for line in stderr.splitlines() if line.startswith("hybridperf-")]
+    return "\n".join(own) if own else "\n".join(stderr.rstrip().splitlines()[-20:])
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        errors.print("hybridperf: interrupted")
+        sys.exit(130)

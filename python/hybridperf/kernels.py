@@ -1,0 +1,95 @@
+"""Where the kernel binaries are, how they were built, and which MPI launcher matches them.
+
+A kernel must be launched by the launcher of the MPI library it was linked with; that library is
+read from the binary itself (`--build-info`), never guessed from whatever `mpirun` is on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+KERNELS: tuple[str, ...] = ("md",)
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class KernelNotFound(FileNotFoundError):
+    pass
+
+
+def bin_dir() -> Path | None:
+    """HYBRIDPERF_BIN_DIR, else the build tree of this checkout, else None (search PATH)."""
+    env = os.environ.get("HYBRIDPERF_BIN_DIR")
+    if env:
+        return Path(env)
+    local = REPO_ROOT / "build" / "bin"
+    return local if local.is_dir() else None
+
+
+def kernel_path(kernel: str) -> Path:
+    if kernel not in KERNELS:
+        raise KernelNotFound(f"unknown kernel '{kernel}': available kernels are {', '.join(KERNELS)}")
+    name = f"hybridperf-{kernel}"
+    directory = bin_dir()
+    candidate = directory / name if directory else None
+    if candidate and candidate.is_file():
+        return candidate
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    raise KernelNotFound(f"{name} not found: build it with `make build` (or set HYBRIDPERF_BIN_DIR)")
+
+
+@lru_cache(maxsize=None)
+def build_info(path: Path) -> dict[str, Any]:
+    """The binary's own description of its build (compiler, flags, MPI library, OpenMP)."""
+    result = subprocess.run([str(path), "--build-info"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise KernelNotFound(f"{path} --build-info failed: {result.stderr.strip() or result.returncode}")
+    return json.loads(result.stdout)
+
+
+def mpi_flavor(mpi_library: str) -> str:
+    """'openmpi' or 'mpich' (MPICH and its derivatives use the Hydra launcher)."""
+    return "openmpi" if "open mpi" in mpi_library.lower() else "mpich"
+
+
+_LAUNCHERS = {
+    "openmpi": ["mpirun.openmpi", "mpirun"],
+    "mpich": ["mpiexec.mpich", "mpiexec.hydra", "mpiexec"],
+    "slurm": ["srun"],
+}
+
+
+def _first_line(exe: str) -> str:
+    result = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
+    lines = [line.strip() for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    return lines[0] if lines else "unknown"
+
+
+def _is_flavor(exe: str, flavor: str) -> bool:
+    """Generic names (mpirun, mpiexec) may belong to either library: ask the executable."""
+    if flavor == "slurm" or exe.endswith((".openmpi", ".mpich", ".hydra")):
+        return True
+    text = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
+    says_openmpi = "open mpi" in (text.stdout + text.stderr).lower() or "openrte" in text.stdout.lower()
+    return says_openmpi == (flavor == "openmpi")
+
+
+@lru_cache(maxsize=None)
+def launcher_for(flavor: str) -> str | None:
+    """The launcher executable of a flavour (Debian installs both MPI libraries side by side), or None."""
+    for name in _LAUNCHERS[flavor]:
+        if shutil.which(name) and _is_flavor(name, flavor):
+            return name
+    return None
+
+
+def launcher_version(flavor: str) -> str:
+    exe = launcher_for(flavor)
+    return f"{exe}: {_first_line(exe)}" if exe else "not found"

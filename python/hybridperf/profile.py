@@ -1,0 +1,58 @@
+"""The one loader of kernel profiles: reads a profile JSON and validates it against the shipped schema.
+
+The profile is the only contract between the C kernels and the Python front end (see
+docs/profile-schema.md); nothing in hybridperf parses a kernel's text output.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+SCHEMA_ID = "hybridperf.profile/1"
+
+
+class ProfileError(ValueError):
+    """A file that is not a valid hybridperf profile; the message says where it is wrong."""
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    text = resources.files("hybridperf").joinpath("schemas/profile-1.schema.json").read_text()
+    return json.loads(text)
+
+
+def validate(profile: dict[str, Any]) -> None:
+    try:
+        jsonschema.validate(profile, schema())
+    except jsonschema.ValidationError as err:
+        where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise ProfileError(f"profile does not match {SCHEMA_ID} at {where}: {err.message}") from None
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    try:
+        profile = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise ProfileError(f"no profile at {path}") from None
+    except json.JSONDecodeError as err:
+        raise ProfileError(f"{path} is not JSON: {err}") from None
+    validate(profile)
+    return profile
+
+
+def figure(profile: dict[str, Any], name: str) -> float | None:
+    """The value of a figure of merit by name, or None."""
+    for f in profile.get("figures_of_merit", []):
+        if f["name"] == name:
+            return f["value"]
+    return None
+
+
+def failed_checks(profile: dict[str, Any]) -> list[str]:
+    return [name for name, c in profile.get("checks", {}).items() if not c["pass"]]

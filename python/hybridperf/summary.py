@@ -1,0 +1,93 @@
+"""Terminal summary of one profile: figures of merit, region breakdown, communication, checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.6f}"
+
+
+def _bytes(value: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    return str(value)
+
+
+def regions_table(p: dict[str, Any]) -> Table:
+    total = p["regions"]["total"]["time"]["avg"] or 1.0
+    table = Table(title="Regions: seconds across ranks")
+    for col in ("region", "calls", "avg", "max (rank)", "% total", "imbalance"):
+        table.add_column(col, justify="left" if col == "region" else "right")
+    for name, r in p["regions"].items():
+        t = r["time"]
+        table.add_row(
+            name, str(r["calls"]), _seconds(t["avg"]), f"{_seconds(t['max'])} ({t['max_rank']})",
+            f"{100 * t['avg'] / total:.1f}", f"{100 * r['imbalance']:.1f}%",
+        )
+    return table
+
+
+def comm_table(p: dict[str, Any]) -> Table:
+    table = Table(title="Communication in the measured loop")
+    for col in ("class", "messages", "bytes", "bytes/rank", "max [s]"):
+        table.add_column(col, justify="left" if col == "class" else "right")
+    for name, c in p["comm"].items():
+        table.add_row(
+            name, str(c["messages"]), _bytes(c["bytes"]), _bytes(c["bytes_per_rank"]["avg"]),
+            _seconds(c["time"]["max"]),
+        )
+    return table
+
+
+def checks_table(p: dict[str, Any]) -> Table:
+    table = Table(title="Correctness checks")
+    for col in ("check", "value", "expected", "tolerance", "result"):
+        table.add_column(col, justify="left" if col in ("check", "result") else "right")
+    for name, c in p["checks"].items():
+        table.add_row(
+            name, f"{c['value']:.4g}", f"{c['expected']:.4g}", f"{c['tolerance']:.3g}",
+            "[green]pass[/green]" if c["pass"] else "[bold red]FAIL[/bold red]",
+        )
+    return table
+
+
+def show(p: dict[str, Any], console: Console | None = None, warnings: list[str] | None = None) -> None:
+    console = console or Console()
+    run = p["run"]
+    foms = ", ".join(f"{f['name']} = {f['value']:.4g} {f['unit']}" for f in p["figures_of_merit"])
+    console.print(
+        f"[bold]{p['kernel']}[/bold]: {run['ranks']} rank(s) x {run['threads_per_rank']} thread(s) on "
+        f"{run['nodes']} node(s) ({', '.join(run['hosts'])}); {foms}"
+    )
+    console.print(regions_table(p))
+    console.print(comm_table(p))
+    console.print(checks_table(p))
+    for w in warnings or []:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+
+
+def comparison_table(rows: list[dict[str, Any]], kernel: str) -> Table:
+    unit = rows[0]["per_unit_name"].replace("_per_", "/").replace("_", "-") if rows else ""
+    fastest = min(rows, key=lambda r: r["loop_time"])["split"] if rows else ""
+    table = Table(title=f"{kernel}: ranks x threads compared (fastest: {fastest})")
+    for col in ("split", "loop s", unit, "speedup", "comm s", "comm %", "p2p/rank", "checks"):
+        table.add_column(col, justify="left" if col == "split" else "right")
+    for r in rows:
+        table.add_row(
+            ("[bold]" if r["split"] == fastest else "") + r["split"],
+            f"{r['loop_time']:.4f}",
+            f"{r['per_unit']:.2f}" if r["per_unit"] is not None else "-",
+            f"{r['speedup']:.2f}" if r["speedup"] else "-",
+            f"{r['comm_time']:.4f}",
+            f"{100 * r['comm_share']:.1f}",
+            _bytes(r["p2p_bytes_per_rank"]),
+            "[green]pass[/green]" if not r["failed_checks"] else "[red]" + ", ".join(r["failed_checks"]) + "[/red]",
+        )
+    return table

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what hybridperf needs on a fresh Debian/Ubuntu machine, then builds it.
+#   scripts/bootstrap.sh           MPI, compilers with OpenMP, hwloc, CMake, a Python venv; build
+#   scripts/bootstrap.sh --test    also what the tests compare against (LAMMPS)
+# System packages are installed only when missing (apt-get, as root or through sudo); the Python
+# environment lives in .venv; the kernels are built in build/. Safe to run again: it skips what is done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_test_peers=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) with_test_peers=1 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown option $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# command that must exist -> Debian package that provides it
+declare -A needs=(
+  [cmake]=cmake [make]=make [gcc]=gcc [mpicc]=libopenmpi-dev [mpirun]=openmpi-bin
+  [lstopo-no-graphics]=hwloc [python3]=python3
+)
+[ "$with_test_peers" = 1 ] && needs[lmp]=lammps
+missing=()
+for cmd in "${!needs[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${needs[$cmd]}")
+done
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "installing system packages: ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
+    echo "bootstrap: need root to install: apt-get install ${missing[*]}" >&2; exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" g++ libhwloc-dev >/dev/null
+fi
+
+if [ ! -x .venv/bin/hybridperf ] || [ pyproject.toml -nt .venv/.installed ]; then
+  say "creating the Python environment in .venv"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[test]'
+  touch .venv/.installed
+fi
+
+say "building the kernels in build/"
+werror=OFF
+[ "${CI:-}" = true ] && werror=ON   # warnings are errors in CI
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DHYBRIDPERF_WERROR=$werror >/dev/null
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,65 @@
+"""Shared helpers: run hybridperf-md through the project's own launcher and load its profile.
+
+Every profile a test produces is loaded with hybridperf.profile.load, which validates it against
+the shipped JSON Schema, so every kernel output in the suite is schema-checked.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from hybridperf import kernels, profile, runner
+from hybridperf.launch import Configuration
+from hybridperf.machine import local_machine
+
+CORES = local_machine().cores
+_counter = itertools.count()
+
+
+@dataclass
+class KernelRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    profile: dict[str, Any] | None
+    profile_path: Path
+
+    def thermo(self, step: int = -1) -> dict[str, float]:
+        assert self.profile is not None, self.stderr
+        return self.profile["md"]["thermo"][step]
+
+
+def run_md_in(tmp_path: Path, ranks: int = 1, threads: int = 1, args: tuple[str, ...] | list[str] = ()) -> KernelRun:
+    path = tmp_path / f"md-{ranks}x{threads}-{next(_counter)}.json"
+    config = Configuration(1, ranks, threads, CORES, oversubscribe=True)
+    launch = runner.prepare("md", config, [str(a) for a in args], path)
+    proc = subprocess.run(
+        launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True, timeout=600
+    )
+    loaded = profile.load(path) if path.exists() else None
+    return KernelRun(proc.returncode, proc.stdout, proc.stderr, loaded, path)
+
+
+@pytest.fixture(scope="session")
+def md_binary() -> Path:
+    try:
+        return kernels.kernel_path("md")
+    except kernels.KernelNotFound as err:
+        pytest.fail(f"{err} (run `make test`, which builds it)")
+
+
+@pytest.fixture
+def run_md(tmp_path: Path, md_binary: Path) -> Callable[..., KernelRun]:
+    """run_md(ranks, threads, args) -> KernelRun, with the profile validated against the schema."""
+    return lambda ranks=1, threads=1, args=(): run_md_in(tmp_path, ranks, threads, args)
+
+
+def relative(a: float, b: float) -> float:
+    return abs(a - b) / abs(b)

@@ -3,6 +3,8 @@
 import os
 import subprocess
 
+import pytest
+
 from hybridperf import runner
 from hybridperf.affinity import placement_warnings
 from hybridperf.launch import Configuration
@@ -36,7 +38,7 @@ def test_unbound_threads_seen_on_one_cpu_are_reported():
 
 def test_our_launch_line_really_gives_threads_distinct_cores(run_md):
     if CORES < 2:
-        return
+        pytest.skip("needs 2 cores")
     run = run_md(1, 2, ["-s", 6, "--steps", 10])
     threads = run.profile["run"]["affinity"][0]["threads"]
     assert [t["allowed"] for t in threads] == [[0], [1]] or len({tuple(t["allowed"]) for t in threads}) == 2
@@ -49,7 +51,7 @@ def test_plain_mpirun_stacks_threads_and_the_check_says_so(md_binary, tmp_path):
     """The trap the launcher avoids: Open MPI binds a lone rank to one core, so both threads share it."""
     launch = runner.prepare("md", Configuration(1, 1, 2, CORES), ["-s", "6", "--steps", "5"], tmp_path / "p.json")
     if CORES < 2 or "mpirun" not in launch.command[0]:
-        return
+        pytest.skip("needs 2 cores and an Open MPI build (the trap is Open MPI's default binding)")
     plain = [launch.command[0], "--allow-run-as-root", "-np", "1", str(md_binary), "-s", "6", "--steps", "5",
              "--profile", str(tmp_path / "plain.json")]
     subprocess.run(plain, env={**os.environ, "OMP_NUM_THREADS": "2"}, check=True, capture_output=True)

@@ -46,8 +46,10 @@ int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const doub
     d->cart = MPI_COMM_NULL;
     for (int k = 0; k < 3; k++) {
         d->dims[k] = grid[k];
-        if (grid[k] > 0) fixed *= grid[k];
-        else free_dims++;
+        if (grid[k] > 0)
+            fixed *= grid[k];
+        else
+            free_dims++;
     }
     if (free_dims) {
         if (nranks % fixed != 0) {

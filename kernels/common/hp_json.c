@@ -119,3 +119,10 @@ void hp_json_null(hp_json *j, const char *key)
     item(j, key);
     fputs("null", j->out);
 }
+
+void hp_json_strings(hp_json *j, const char *key, const char *const *items, int n)
+{
+    hp_json_array_begin(j, key);
+    for (int k = 0; k < n; k++) hp_json_string(j, NULL, items[k]);
+    hp_json_array_end(j);
+}

@@ -1,6 +1,7 @@
 /* Cross-rank breakdown of regions and communication; see hp_report.h. */
 #include "hp_report.h"
 
+#include <math.h>
 #include <string.h>
 
 int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out)
@@ -94,5 +95,51 @@ void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES])
         histogram_json(j, s[k].histogram);
         hp_json_object_end(j);
     }
+    hp_json_object_end(j);
+}
+
+hp_check hp_check_make(const char *name, double value, double expected, double tolerance)
+{
+    return (hp_check){name, value, expected, tolerance, fabs(value - expected) <= tolerance};
+}
+
+int hp_checks_pass(const hp_check *c, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!c[k].pass) return 0;
+    return 1;
+}
+
+void hp_print_checks(FILE *out, const hp_check *c, int n)
+{
+    fputs("checks:", out);
+    for (int k = 0; k < n; k++)
+        fprintf(out, " %s %.3g (tolerance %.3g) %s;", c[k].name, c[k].value, c[k].tolerance,
+                c[k].pass ? "pass" : "FAIL");
+    fputc('\n', out);
+}
+
+void hp_json_checks(hp_json *j, const hp_check *c, int n)
+{
+    hp_json_string(j, "status", hp_checks_pass(c, n) ? "ok" : "check-failed");
+    hp_json_object_begin(j, "checks");
+    for (int k = 0; k < n; k++) {
+        hp_json_object_begin(j, c[k].name);
+        hp_json_real(j, "value", c[k].value);
+        hp_json_real(j, "expected", c[k].expected);
+        hp_json_real(j, "tolerance", c[k].tolerance);
+        hp_json_bool(j, "pass", c[k].pass);
+        hp_json_object_end(j);
+    }
+    hp_json_object_end(j);
+}
+
+void hp_json_figure(hp_json *j, const char *name, double value, const char *unit, const char *better)
+{
+    hp_json_object_begin(j, NULL);
+    hp_json_string(j, "name", name);
+    hp_json_real(j, "value", value);
+    hp_json_string(j, "unit", unit);
+    hp_json_string(j, "better", better);
     hp_json_object_end(j);
 }

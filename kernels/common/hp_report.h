@@ -25,6 +25,21 @@ typedef struct {
     long long histogram[HP_HIST_BINS]; /* sums over ranks */
 } hp_comm_stat;
 
+/* A correctness check: passes when |value - expected| <= tolerance (never when value is NaN). */
+typedef struct {
+    const char *name;
+    double value, expected, tolerance;
+    int pass;
+} hp_check;
+
+hp_check hp_check_make(const char *name, double value, double expected, double tolerance);
+int hp_checks_pass(const hp_check *c, int n);
+void hp_print_checks(FILE *out, const hp_check *c, int n);
+/* "status" and "checks" members of the profile. */
+void hp_json_checks(hp_json *j, const hp_check *c, int n);
+/* One entry of the "figures_of_merit" array. */
+void hp_json_figure(hp_json *j, const char *name, double value, const char *unit, const char *better);
+
 /* Collective. Returns the number of regions written to out (at most HP_MAX_REGIONS). */
 int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out);
 /* Collective. Call with counting off. */

@@ -1,16 +1,15 @@
 /* Run and build description; see hp_run.h. */
-#define _GNU_SOURCE
 #include "hp_run.h"
 
 #include <omp.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "hp_affinity.h"
 #include "hp_args.h"
+#include "hp_output.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"
@@ -62,14 +61,21 @@ static const char *openmp_runtime(void)
 #endif
 }
 
-/* The first line of MPI_Get_library_version, which may be called before MPI_Init. */
+/* The first line of MPI_Get_library_version (which may be called before MPI_Init), with runs of
+ * blanks and tabs collapsed: "Open MPI v4.1.4", "MPICH Version: 4.0.2". */
 static void mpi_library(char *buf, size_t n)
 {
     char full[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(full, &len);
     full[strcspn(full, "\n\r,")] = '\0';
-    snprintf(buf, n, "%s", full);
+    size_t out = 0;
+    for (const char *p = full; *p && out + 1 < n; p++) {
+        int blank = *p == ' ' || *p == '\t';
+        if (blank && (out == 0 || buf[out - 1] == ' ')) continue;
+        buf[out++] = blank ? ' ' : *p;
+    }
+    buf[out] = '\0';
 }
 
 static void build_json(hp_json *j)
@@ -151,55 +157,6 @@ void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thre
     hp_gather(c, host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r->hosts, 0, r->world);
 }
 
-/* Appends "rank thread cpu a,b,c\n" for the calling thread to buf. */
-static void describe_thread(char *buf, size_t n, int rank)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    pthread_getaffinity_np(pthread_self(), sizeof set, &set);
-    int used = snprintf(buf, n, "%d %d %d ", rank, omp_get_thread_num(), sched_getcpu());
-    const char *sep = "";
-    for (int cpu = 0; cpu < CPU_SETSIZE && (size_t)used < n; cpu++)
-        if (CPU_ISSET(cpu, &set)) {
-            used += snprintf(buf + used, n - (size_t)used, "%s%d", sep, cpu);
-            sep = ",";
-        }
-    if ((size_t)used < n) snprintf(buf + used, n - (size_t)used, "\n");
-}
-
-void hp_run_capture_affinity(hp_run *r, hp_comm *c)
-{
-    enum { LINE = 8192 };
-    int nthreads = omp_get_max_threads();
-    char *mine = calloc((size_t)nthreads, LINE);
-#pragma omp parallel num_threads(nthreads)
-    describe_thread(mine + (size_t)omp_get_thread_num() * LINE, LINE, r->rank);
-    /* Pack the lines, then gather variable lengths to rank 0. */
-    size_t packed = 0;
-    for (int t = 0; t < nthreads; t++) {
-        size_t len = strlen(mine + (size_t)t * LINE);
-        memmove(mine + packed, mine + (size_t)t * LINE, len);
-        packed += len;
-    }
-    int length = (int)packed, *lengths = NULL, *displs = NULL, total = 0;
-    if (r->rank == 0) {
-        lengths = calloc((size_t)r->ranks, sizeof *lengths);
-        displs = calloc((size_t)r->ranks, sizeof *displs);
-    }
-    hp_gather(c, &length, 1, MPI_INT, lengths, 0, r->world);
-    if (r->rank == 0) {
-        for (int k = 0; k < r->ranks; k++) {
-            displs[k] = total;
-            total += lengths[k];
-        }
-        r->affinity = calloc((size_t)total + 1, 1);
-    }
-    hp_gatherv(c, mine, length, MPI_CHAR, r->affinity, lengths, displs, 0, r->world);
-    free(mine);
-    free(lengths);
-    free(displs);
-}
-
 void hp_run_finish(hp_run *r)
 {
     free(r->hosts);
@@ -242,49 +199,6 @@ static void hosts_json(hp_json *j, const hp_run *r)
     hp_json_array_end(j);
 }
 
-/* One entry per rank: {"rank", "host", "threads": [{"thread", "cpu", "allowed": [...]}]}. */
-static void affinity_json(hp_json *j, const hp_run *r)
-{
-    hp_json_array_begin(j, "affinity");
-    int open_rank = -1;
-    for (const char *line = r->affinity; line && *line;) {
-        int rank, thread, cpu, used;
-        if (sscanf(line, "%d %d %d %n", &rank, &thread, &cpu, &used) < 3) break;
-        if (rank != open_rank) {
-            if (open_rank >= 0) {
-                hp_json_array_end(j);
-                hp_json_object_end(j);
-            }
-            hp_json_object_begin(j, NULL);
-            hp_json_int(j, "rank", rank);
-            hp_json_string(j, "host", r->hosts + (size_t)rank * MPI_MAX_PROCESSOR_NAME);
-            hp_json_array_begin(j, "threads");
-            open_rank = rank;
-        }
-        hp_json_object_begin(j, NULL);
-        hp_json_int(j, "thread", thread);
-        hp_json_int(j, "cpu", cpu);
-        hp_json_array_begin(j, "allowed");
-        const char *p = line + used;
-        while (*p && *p != '\n') {
-            char *end;
-            long v = strtol(p, &end, 10);
-            if (end == p) break;
-            hp_json_int(j, NULL, v);
-            p = *end == ',' ? end + 1 : end;
-        }
-        hp_json_array_end(j);
-        hp_json_object_end(j);
-        const char *next = strchr(line, '\n');
-        line = next ? next + 1 : NULL;
-    }
-    if (open_rank >= 0) {
-        hp_json_array_end(j);
-        hp_json_object_end(j);
-    }
-    hp_json_array_end(j);
-}
-
 void hp_profile_header(hp_json *j, const hp_run *r)
 {
     hp_json_string(j, "schema", "hybridperf.profile/1");
@@ -306,8 +220,26 @@ void hp_profile_header(hp_json *j, const hp_run *r)
     hp_json_string(j, "provided", level_name(r->thread_provided));
     hp_json_object_end(j);
     environment_json(j);
-    affinity_json(j, r);
+    hp_affinity_json(j, r);
     hp_json_object_end(j);
+}
+
+int hp_profile_write(const char *path, const hp_run *r, void (*members)(hp_json *, const void *), const void *context,
+                     char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    hp_json j;
+    hp_json_open(&j, out);
+    hp_json_object_begin(&j, NULL);
+    hp_profile_header(&j, r);
+    members(&j, context);
+    hp_json_object_end(&j);
+    fclose(out);
+    int status = hp_write_atomic(path, text, len, err, errlen);
+    free(text);
+    return status;
 }
 
 int hp_any_error(hp_comm *c, MPI_Comm comm, int ok, const char *kernel, const char *msg)

@@ -30,13 +30,15 @@ typedef struct {
 int hp_run_early_exit(int argc, char **argv, const char *program, void (*print_help)(FILE *));
 /* MPI_Init_thread and the run's shape. Collective. */
 void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thread_requested, hp_comm *c);
-/* Records each thread's CPU set and CPU on every rank. Collective; call after the measured loop. */
-void hp_run_capture_affinity(hp_run *r, hp_comm *c);
 void hp_run_finish(hp_run *r);
 
 /* The profile's schema, kernel, kernel_version, build and run members. */
 void hp_profile_header(hp_json *j, const hp_run *r);
 void hp_build_info(FILE *out);
+/* Writes a whole profile atomically: the header above, then the kernel's members (written by
+ * `members` into the open top-level object). Rank 0 only. 0, or -1 with err. */
+int hp_profile_write(const char *path, const hp_run *r, void (*members)(hp_json *, const void *), const void *context,
+                     char *err, size_t errlen);
 /* Collective agreement on an error: returns 1 on every rank when any rank has ok == 0; the lowest
  * such rank prints "hybridperf-KERNEL: error: MSG". */
 int hp_any_error(hp_comm *c, MPI_Comm comm, int ok, const char *kernel, const char *msg);

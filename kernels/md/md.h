@@ -17,6 +17,8 @@
 #include "hp_comm.h"
 #include "hp_decomp.h"
 #include "hp_json.h"
+#include "hp_report.h"
+#include "hp_run.h"
 #include "hp_timer.h"
 
 #define MD_KERNEL "md"
@@ -170,5 +172,21 @@ void md_final_integrate(md_sim *s);
 void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row);
 void md_thermo_print_header(FILE *out);
 void md_thermo_print(FILE *out, const md_thermo_row *row);
+
+/* report.c: checks, cross-rank results, terminal summary, profile */
+enum { MD_CHECKS = 5 };
+typedef struct {
+    hp_check checks[MD_CHECKS];
+    hp_region_stat regions[HP_MAX_REGIONS];
+    int nregions;
+    hp_comm_stat comm[HP_NCLASSES];
+    hp_stat halo_messages_per_exchange;
+    int *halo_sizes; /* rank 0: 6 per rank, atoms per message at the last halo build */
+    double mean_neighbors;
+} md_results;
+void md_collect_results(md_sim *s, md_results *out); /* collective */
+int md_results_pass(const md_results *r);
+void md_print_summary(const md_sim *s, const md_results *r);
+int md_write_profile(const md_sim *s, const hp_run *run, const md_results *r, char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
  * units), an orthogonal box, no bonds; anything else is refused with the line that says so. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +327,10 @@ static void write_text(FILE *out, const md_sim *s, const double *rec, long long 
 
 int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen)
 {
+    if (s->natoms > INT_MAX / MD_DATA_RECORD) { /* the gather counts doubles in an int */
+        snprintf(err, errlen, "--write-data supports at most %d atoms", INT_MAX / MD_DATA_RECORD);
+        return -1;
+    }
     const md_atoms *a = &s->atoms;
     MPI_Comm comm = s->decomp.cart;
     double *mine = malloc(((size_t)a->nlocal + 1) * MD_DATA_RECORD * sizeof(double));

@@ -5,7 +5,7 @@
 VENV := .venv/bin
 
 demo: bootstrap
-	$(VENV)/hybridperf compare md -s 24 --steps 200
+	$(VENV)/hybridperf study studies/local.yaml
 
 test:
 	scripts/bootstrap.sh --test

@@ -211,9 +211,13 @@ void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_ar
         if (a->type != HP_ARG_FLAG) fprintf(out, " [default: %s]", value);
         fputc('\n', out);
     }
-    fprintf(out, "  %-26s %s\n  %-26s %s\n  %-26s %s\n", "-h, --help", "show this help and exit", "    --version",
-            "print the version and exit", "    --build-info",
-            "print compiler, MPI and OpenMP versions as JSON and exit");
+    static const char *const common[][2] = {
+        {"-h, --help", "show this help and exit"},
+        {"    --options", "print these options as JSON and exit"},
+        {"    --version", "print the version and exit"},
+        {"    --build-info", "print compiler, MPI and OpenMP versions as JSON and exit"}};
+    for (size_t k = 0; k < sizeof common / sizeof *common; k++)
+        fprintf(out, "  %-26s %s\n", common[k][0], common[k][1]);
 }
 
 void hp_args_print(FILE *out, const hp_arg *args, int nargs)
@@ -227,6 +231,56 @@ void hp_args_print(FILE *out, const hp_arg *args, int nargs)
     fputc('\n', out);
 }
 
+static const char *const type_names[] = {"int", "real", "choice", "path", "flag", "int3"};
+
+/* The value member of one option, under key (shared by --options and the profile's params). */
+static void value_json(hp_json *j, const char *key, const hp_arg *a)
+{
+    switch (a->type) {
+    case HP_ARG_INT:
+        hp_json_int(j, key, *(const int *)a->value);
+        break;
+    case HP_ARG_REAL:
+        hp_json_real(j, key, *(const double *)a->value);
+        break;
+    case HP_ARG_CHOICE:
+    case HP_ARG_PATH:
+        hp_json_string(j, key, *(const char *const *)a->value);
+        break;
+    case HP_ARG_FLAG:
+        hp_json_bool(j, key, *(const int *)a->value);
+        break;
+    case HP_ARG_INT3:
+        hp_json_array_begin(j, key);
+        for (int d = 0; d < 3; d++) hp_json_int(j, NULL, ((const int *)a->value)[d]);
+        hp_json_array_end(j);
+        break;
+    }
+}
+
+void hp_args_describe(FILE *out, const hp_arg *args, int nargs)
+{
+    hp_json j;
+    hp_json_open(&j, out);
+    hp_json_array_begin(&j, NULL);
+    for (int k = 0; k < nargs; k++) {
+        const hp_arg *a = &args[k];
+        hp_json_object_begin(&j, NULL);
+        hp_json_string(&j, "name", a->name);
+        hp_json_string(&j, "type", type_names[a->type]);
+        value_json(&j, "default", a);
+        if (a->min_rule == HP_MIN_NONE)
+            hp_json_null(&j, "min");
+        else
+            hp_json_real(&j, "min", a->min);
+        hp_json_bool(&j, "min_exclusive", a->min_rule == HP_MIN_EXCLUSIVE);
+        hp_json_string(&j, "choices", a->choices);
+        hp_json_string(&j, "help", a->help);
+        hp_json_object_end(&j);
+    }
+    hp_json_array_end(&j);
+}
+
 void hp_args_json(hp_json *j, const hp_arg *args, int nargs)
 {
     for (int k = 0; k < nargs; k++) {
@@ -235,25 +289,6 @@ void hp_args_json(hp_json *j, const hp_arg *args, int nargs)
         snprintf(key, sizeof key, "%s", a->name);
         for (char *p = key; *p; p++)
             if (*p == '-') *p = '_';
-        switch (a->type) {
-        case HP_ARG_INT:
-            hp_json_int(j, key, *(const int *)a->value);
-            break;
-        case HP_ARG_REAL:
-            hp_json_real(j, key, *(const double *)a->value);
-            break;
-        case HP_ARG_CHOICE:
-        case HP_ARG_PATH:
-            hp_json_string(j, key, *(const char *const *)a->value);
-            break;
-        case HP_ARG_FLAG:
-            hp_json_bool(j, key, *(const int *)a->value);
-            break;
-        case HP_ARG_INT3:
-            hp_json_array_begin(j, key);
-            for (int d = 0; d < 3; d++) hp_json_int(j, NULL, ((const int *)a->value)[d]);
-            hp_json_array_end(j);
-            break;
-        }
+        value_json(j, key, a);
     }
 }

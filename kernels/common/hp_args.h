@@ -51,6 +51,9 @@ hp_arg *hp_args_find(hp_arg *args, int nargs, const char *name);
 void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_arg *args, int nargs);
 /* "parameters: --steps 100 ..." with the options given on the command line marked by '*'. */
 void hp_args_print(FILE *out, const hp_arg *args, int nargs);
+/* The option table as JSON, for front ends that validate parameters before launching:
+ * [{"name", "type": int|real|choice|path|flag|int3, "default", "min", "min_exclusive", "choices", "help"}]. */
+void hp_args_describe(FILE *out, const hp_arg *args, int nargs);
 /* One JSON member per option (name without dashes, '-' turned into '_'); absent paths are null. */
 void hp_args_json(hp_json *j, const hp_arg *args, int nargs);
 

@@ -105,10 +105,15 @@ void hp_build_info(FILE *out)
     hp_json_object_end(&j);
 }
 
-int hp_run_early_exit(int argc, char **argv, const char *program, void (*print_help)(FILE *))
+int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *args, int nargs, const char *usage,
+                      const char *summary)
 {
     if (hp_args_has(argc, argv, "help", 'h')) {
-        print_help(stdout);
+        hp_args_help(stdout, usage, summary, args, nargs);
+        return 1;
+    }
+    if (hp_args_has(argc, argv, "options", 0)) {
+        hp_args_describe(stdout, args, nargs);
         return 1;
     }
     if (hp_args_has(argc, argv, "version", 0)) {

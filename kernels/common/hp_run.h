@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "hp_args.h"
 #include "hp_comm.h"
 #include "hp_json.h"
 
@@ -26,8 +27,10 @@ typedef struct {
     MPI_Comm world;
 } hp_run;
 
-/* Handles --help, --version and --build-info before MPI starts; returns 1 when one was handled. */
-int hp_run_early_exit(int argc, char **argv, const char *program, void (*print_help)(FILE *));
+/* Handles --help, --options, --version and --build-info before MPI starts (args holds the defaults);
+ * returns 1 when one was handled. */
+int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *args, int nargs, const char *usage,
+                      const char *summary);
 /* MPI_Init_thread and the run's shape. Collective. */
 void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thread_requested, hp_comm *c);
 void hp_run_finish(hp_run *r);

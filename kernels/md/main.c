@@ -218,7 +218,10 @@ static int simulate(md_sim *s, hp_run *run)
 
 int main(int argc, char **argv)
 {
-    if (hp_run_early_exit(argc, argv, MD_PROGRAM, md_params_help)) return EXIT_SUCCESS;
+    md_params defaults;
+    hp_arg table[MD_MAX_ARGS];
+    const int nargs = md_params_table(&defaults, table);
+    if (hp_run_early_exit(argc, argv, MD_PROGRAM, table, nargs, md_usage, md_summary)) return EXIT_SUCCESS;
     md_sim *s = calloc(1, sizeof *s);
     s->decomp.cart = MPI_COMM_NULL; /* freed at exit whether or not set-up got that far */
     hp_run run;

@@ -124,7 +124,7 @@ typedef struct {
 /* params.c: the option table (defaults = the standard LJ benchmark) and cross-option checks */
 int md_params_table(md_params *p, hp_arg *args);
 int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
-void md_params_help(FILE *out);
+extern const char *const md_usage, *const md_summary;
 
 /* atoms.c */
 void md_atoms_reserve(md_atoms *a, int capacity);

@@ -90,15 +90,9 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
     return 0;
 }
 
-void md_params_help(FILE *out)
-{
-    md_params defaults;
-    hp_arg args[MD_MAX_ARGS];
-    int n = md_params_table(&defaults, args);
-    hp_args_help(out, "mpirun [MPI options] hybridperf-md [options]",
-                 "Lennard-Jones molecular dynamics proxy of Chorley's hybrid MPI+OpenMP MD code: 3-D domain\n"
-                 "decomposition, halo exchange in three phases of paired messages, migration, velocity Verlet,\n"
-                 "global sums, OpenMP in the master-only style. OMP_NUM_THREADS sets threads per rank.\n"
-                 "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.",
-                 args, n);
-}
+const char *const md_usage = "mpirun [MPI options] hybridperf-md [options]";
+const char *const md_summary =
+    "Lennard-Jones molecular dynamics proxy of Chorley's hybrid MPI+OpenMP MD code: 3-D domain\n"
+    "decomposition, halo exchange in three phases of paired messages, migration, velocity Verlet,\n"
+    "global sums, OpenMP in the master-only style. OMP_NUM_THREADS sets threads per rank.\n"
+    "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.";

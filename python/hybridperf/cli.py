@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hybridperf import __version__, affinity, compare, kernels, machine, summary
+from hybridperf import __version__, affinity, cli_study, compare, kernels, machine, summary
 from hybridperf.launch import FLAVORS, Configuration, LaunchError
-from hybridperf.profile import ProfileError
 from hybridperf.runner import RunOutcome, default_profile_path, execute, prepare
+from hybridperf.ui import USER_ERRORS, console, errors, fail, state, user_error
 
 app = typer.Typer(
     add_completion=False,
@@ -28,17 +27,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Performance engineering of hybrid MPI+OpenMP programs: which ranks x threads split wins, and why.",
 )
-console = Console()
-errors = Console(stderr=True)
-USER_ERRORS = (LaunchError, ProfileError, kernels.KernelNotFound, ValueError)
-_debug = False
-
-
-def fail(message: str, code: int = 2) -> None:
-    errors.print(f"hybridperf: error: {message}", highlight=False, markup=False)
-    raise typer.Exit(code)
-
-
 def _version(value: bool) -> None:
     if value:
         console.print(f"hybridperf {__version__}")
@@ -52,8 +40,7 @@ def main_options(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
-    global _debug
-    _debug = debug
+    state["debug"] = debug
 
 
 @app.command()
@@ -131,9 +118,7 @@ def run(
             path = Path(kernel_args[kernel_args.index("--profile") + 1])
         launch = prepare(kernel, config, kernel_args, path, flavor=launcher, hostfile=hostfile)  # type: ignore[arg-type]
     except USER_ERRORS as err:
-        if _debug:
-            raise
-        fail(str(err))
+        user_error(err)
     for w in launch.warnings:
         errors.print(f"[yellow]warning:[/yellow] {w}")
     if dry_run:
@@ -181,9 +166,7 @@ def compare_splits(
             path = default_profile_path(results, kernel, config)
             plans.append((split, path, prepare(kernel, config, list(ctx.args), path)))
     except USER_ERRORS as err:
-        if _debug:
-            raise
-        fail(str(err))
+        user_error(err)
     done: list[tuple[compare.Split, dict]] = []
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
@@ -204,6 +187,11 @@ def compare_splits(
         fail("every run failed; nothing to compare", 1)
     console.print(summary.comparison_table(compare.comparison_rows(done), kernel))
     console.print(f"profiles: {results / 'runs'}")
+
+
+app.command(name="study")(cli_study.study)
+app.command(name="report")(cli_study.report)
+app.add_typer(cli_study.results_app, name="results")
 
 
 def kernel_errors(stderr: str) -> str:

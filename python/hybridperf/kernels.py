@@ -93,3 +93,13 @@ def launcher_for(flavor: str) -> str | None:
 def launcher_version(flavor: str) -> str:
     exe = launcher_for(flavor)
     return f"{exe}: {_first_line(exe)}" if exe else "not found"
+
+
+@lru_cache(maxsize=None)
+def options(kernel: str) -> tuple[dict[str, Any], ...]:
+    """The kernel's option table, as the binary describes it (`--options`): name, type, default, bounds."""
+    path = kernel_path(kernel)
+    result = subprocess.run([str(path), "--options"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise KernelNotFound(f"{path} --options failed: {result.stderr.strip() or result.returncode}")
+    return tuple(json.loads(result.stdout))

@@ -8,6 +8,7 @@ behind (the kernel writes its profile atomically, and only at the end).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ class RunOutcome:
     profile_path: Path | None
     profile: dict[str, Any] | None
     stderr: str
+    timed_out: bool = False
+    elapsed: float = 0.0
 
 
 def default_profile_path(results: Path, kernel: str, config: Configuration) -> Path:
@@ -60,12 +63,43 @@ def prepare(
     )
 
 
-def execute(launch: Launch, profile_path: Path, echo: bool = False) -> RunOutcome:
-    """Runs the launch line; the kernel's stdout streams through when echo is on."""
+def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: float | None = None) -> RunOutcome:
+    """Runs the launch line; the kernel's stdout streams through when echo is on.
+
+    The launcher runs in its own process group, so a timeout or Ctrl-C stops every rank, not just
+    mpirun; on Ctrl-C the group is killed and KeyboardInterrupt propagates. A profile left by an
+    earlier attempt is removed first, so a profile found afterwards is this run's."""
     profile_path.parent.mkdir(parents=True, exist_ok=True)
+    profile_path.unlink(missing_ok=True)
     env = {**os.environ, **launch.env}
-    out = None if echo else subprocess.DEVNULL
-    proc = subprocess.run(launch.command, env=env, stdout=out, stderr=subprocess.PIPE, text=True, check=False)
-    stderr, code = proc.stderr, proc.returncode
-    loaded = profile.load(profile_path) if profile_path.exists() else None
-    return RunOutcome(code, profile_path if loaded else None, loaded, stderr)
+    started = time.monotonic()
+    proc = subprocess.Popen(launch.command, env=env, stdout=None if echo else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    timed_out = False
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _stop(proc)
+        _, stderr = proc.communicate()
+    except BaseException:
+        _stop(proc)
+        proc.wait()
+        raise
+    loaded = profile.load(profile_path) if profile_path.exists() and not timed_out else None
+    return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out,
+                      time.monotonic() - started)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Terminates the run's whole process group: the launcher and every rank it started."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            continue

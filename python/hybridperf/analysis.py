@@ -1,0 +1,183 @@
+"""Takes a stored study apart the way the thesis did (ch. 4): pure functions from stored runs to tables.
+
+Per parameter set (e.g. each problem size) and per point (configuration x scale):
+- total time: mean, 1 SEM, min, median, n of the loop time (the max over ranks of each run);
+- speedup S = T(1) / T(p) and parallel efficiency S / p, on means, against the 1-core run (or, when
+  there is none, relative to the smallest core count measured);
+- communication time (the profile's `region_groups.communication`) and its share of the total;
+  point-to-point, collective and barrier time; bytes and messages per process and in total per step;
+- per-region times (rank average), threading overhead per region = hybrid - pure MPI at equal cores
+  (minimum times, as Tables 4.6/4.7, with the combined error), cross-rank imbalance per region;
+- a verdict per scale: which configuration wins, by how much, and whether the gap exceeds the errors.
+Runs that did not succeed are counted and listed but never enter a statistic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from hybridperf.spec import Study, points
+from hybridperf.stats import Summary, difference, summarize
+
+
+@dataclass
+class Point:
+    configuration: str
+    scale: int  # cores or nodes, as the spec's axis
+    cores: int
+    nodes: int
+    ranks_per_node: int
+    threads: int
+    mode: str
+    time: Summary | None
+    failed: int
+    runs: list[dict[str, Any]] = field(repr=False, default_factory=list)
+    speedup: float | None = None
+    efficiency: float | None = None
+
+    def mean_of(self, extract) -> float | None:
+        values = [extract(r["profile"]) for r in self.runs]
+        values = [v for v in values if v is not None]
+        return sum(values) / len(values) if values else None
+
+    def summary_of(self, extract) -> Summary | None:
+        values = [v for v in (extract(r["profile"]) for r in self.runs) if v is not None]
+        return summarize(values) if values else None
+
+
+@dataclass
+class Verdict:
+    scale: int
+    winner: str
+    runner_up: str | None
+    margin: float | None  # runner-up mean / winner mean - 1
+    significant: bool | None  # gap larger than the combined error bars
+    versus_pure_mpi: float | None  # pure-MPI mean / winner mean - 1
+
+
+@dataclass
+class Section:
+    params: dict[str, Any]
+    axis: str  # "cores" or "nodes"
+    points: list[Point]
+    verdicts: list[Verdict]
+    regions: list[str]
+
+    def title(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "all runs"
+
+
+def steps_of(profile: dict[str, Any]) -> int:
+    kernel_data = profile.get(profile["kernel"], {})
+    return int(kernel_data.get("steps_done") or profile["params"].get("steps") or 1)
+
+
+def comm_seconds(profile: dict[str, Any]) -> float:
+    names = profile.get("region_groups", {}).get("communication", [])
+    return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
+
+
+def region_seconds(name: str):
+    return lambda p: p["regions"][name]["time"]["avg"] if name in p["regions"] else None
+
+
+def class_seconds(cls: str):
+    return lambda p: p["comm"][cls]["time"]["avg"]
+
+
+def per_step(path: tuple[str, ...]):
+    """A communication counter per step: ('p2p', 'bytes_per_rank', 'avg') etc."""
+
+    def extract(p: dict[str, Any]) -> float:
+        value: Any = p["comm"]
+        for key in path:
+            value = value[key]
+        return value / steps_of(p)
+
+    return extract
+
+
+def _params_key(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True)
+
+
+def analyse(study: Study, runs: list[dict[str, Any]]) -> list[Section]:
+    """One section per parameter set, in the order the runs were stored."""
+    by_params: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        by_params.setdefault(_params_key(r["params"]), []).append(r)
+    axis = "cores" if study.cores else "nodes"
+    sections = []
+    for key, group in by_params.items():
+        pts = []
+        for config, scale, n, rpn, t in points(study):
+            mine = [r for r in group if (r["nodes"], r["ranks_per_node"], r["threads"]) == (n, rpn, t)]
+            ok = [r for r in mine if r["status"] == "ok" and r["loop_time"] is not None]
+            pts.append(Point(config, scale, n * rpn * t, n, rpn, t, mine[0]["mode"] if mine else "",
+                             summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok))
+        _speedups(pts)
+        regions = list(dict.fromkeys(name for p in pts for r in p.runs for name in r["profile"]["regions"]))
+        sections.append(Section(json.loads(key), axis, pts, _verdicts(pts), regions))
+    return sections
+
+
+def _speedups(pts: list[Point]) -> None:
+    measured = [p for p in pts if p.time]
+    if not measured:
+        return
+    base = min(measured, key=lambda p: (p.cores, p.time.mean))
+    for p in measured:
+        p.speedup = base.cores * base.time.mean / p.time.mean
+        p.efficiency = p.speedup / p.cores
+
+
+def _verdicts(pts: list[Point]) -> list[Verdict]:
+    out = []
+    for scale in dict.fromkeys(p.scale for p in pts):
+        here = sorted((p for p in pts if p.scale == scale and p.time), key=lambda p: p.time.mean)
+        unique = list({(p.nodes, p.ranks_per_node, p.threads): p for p in here}.values())
+        if not here:
+            continue
+        best = here[0]
+        second = next((p for p in unique if (p.nodes, p.ranks_per_node, p.threads) !=
+                       (best.nodes, best.ranks_per_node, best.threads)), None)
+        pure = next((p for p in here if p.configuration == "pure-mpi"), None)
+        margin = significant = None
+        if second:
+            gap, error = difference(second.time, best.time)
+            margin, significant = second.time.mean / best.time.mean - 1, gap > error
+        out.append(Verdict(scale, best.configuration, second.configuration if second else None, margin, significant,
+                           pure.time.mean / best.time.mean - 1 if pure and pure is not best else None))
+    return out
+
+
+@dataclass
+class Overhead:
+    configuration: str
+    scale: int
+    region: str
+    seconds: float  # min hybrid - min pure MPI
+    error: float  # sum of the two SEM-based errors
+    percent: float  # of the hybrid region's minimum time
+
+
+def threading_overheads(section: Section) -> list[Overhead]:
+    """Hybrid minus pure-MPI region time at equal scale (thesis Tables 4.6/4.7: minimum times)."""
+    out = []
+    pure = {p.scale: p for p in section.points if p.configuration == "pure-mpi" and p.runs}
+    for p in section.points:
+        base = pure.get(p.scale)
+        if p.configuration == "pure-mpi" or not base or not p.runs or p.threads == 1:
+            continue
+        for region in section.regions:
+            if region == "total":
+                continue
+            hybrid, reference = p.summary_of(region_seconds(region)), base.summary_of(region_seconds(region))
+            if not hybrid or not reference:
+                continue
+            out.append(Overhead(p.configuration, p.scale, region, hybrid.min - reference.min,
+                                hybrid.error + reference.error,
+                                100 * (hybrid.min - reference.min) / hybrid.min if hybrid.min else 0.0))
+    return out

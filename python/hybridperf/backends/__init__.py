@@ -1,0 +1,47 @@
+"""Where a study's runs execute: `local` (the launcher on this machine) or `slurm` (sbatch / srun).
+
+A backend takes the list of planned runs and calls `done(record)` for each run as it finishes; it
+builds launch lines only through hybridperf.launch.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hybridperf.affinity import placement_warnings
+from hybridperf.profile import figure
+from hybridperf.runner import RunOutcome
+from hybridperf.spec import RunPlan, Study
+from hybridperf.store import RunRecord
+
+STDERR_KEPT = 4000  # characters of stderr kept for a run that did not succeed
+
+
+def status_of(outcome: RunOutcome) -> str:
+    if outcome.timed_out:
+        return "timeout"
+    if outcome.profile is None:
+        return "failed"
+    if outcome.profile["status"] == "check-failed":
+        return "check-failed"
+    return "ok" if outcome.returncode == 0 else "failed"
+
+
+def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunOutcome, started: float) -> RunRecord:
+    status = status_of(outcome)
+    p = outcome.profile
+    return RunRecord(
+        run_key=plan.key, study=plan.study, kernel=plan.kernel, params=plan.params,
+        configurations=plan.configurations, nodes=plan.nodes, ranks=plan.ranks, ranks_per_node=plan.ranks_per_node,
+        threads=plan.threads, mode=plan.mode.name, oversubscribed=plan.mode.oversubscribed, repeat=plan.repeat,
+        status=status, exit_code=outcome.returncode, loop_time=figure(p, "loop_time") if p else None,
+        started=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), elapsed=outcome.elapsed,
+        backend=backend, launch=launch,
+        warnings=placement_warnings(p["run"], study.cores_per_node) if p and not plan.mode.oversubscribed else [],
+        stderr=None if status == "ok" else outcome.stderr[-STDERR_KEPT:], profile=p,
+    )
+
+
+def profile_path(results: Path, plan: RunPlan) -> Path:
+    return results / "profiles" / f"{plan.key}.json"

@@ -1,0 +1,35 @@
+"""The local backend: runs each planned run in turn on this machine with the project's launch line."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from hybridperf import runner
+from hybridperf.backends import profile_path, record
+from hybridperf.launch import Configuration, Launch
+from hybridperf.spec import RunPlan, Study
+from hybridperf.store import RunRecord
+
+
+class LocalBackend:
+    name = "local"
+
+    def __init__(self, study: Study, results: Path):
+        self.study, self.results = study, results
+
+    def launch(self, plan: RunPlan) -> Launch:
+        config = Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
+                               oversubscribe=self.study.oversubscribe)
+        return runner.prepare(plan.kernel, config, plan.kernel_args(), profile_path(self.results, plan))
+
+    def launch_line(self, plan: RunPlan) -> str:
+        return self.launch(plan).shell()
+
+    def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None:
+        for plan in plans:
+            launch = self.launch(plan)
+            started = time.time()
+            outcome = runner.execute(launch, profile_path(self.results, plan), timeout=self.study.timeout)
+            done(record(plan, self.study, self.name, launch.shell(), outcome, started))

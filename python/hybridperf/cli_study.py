@@ -1,0 +1,108 @@
+"""The study commands: `study` (run a spec), `report` (analyse a results directory), `results export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from hybridperf import analysis, machine, report as reporting, spec
+from hybridperf.backends.local import LocalBackend
+from hybridperf.store import Store, export_csv
+from hybridperf.study import pending, run_study
+from hybridperf.ui import USER_ERRORS, console, errors, fail, user_error
+
+results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
+
+
+def _backend(study: spec.Study, results: Path):
+    if study.backend == "slurm":
+        from hybridperf.backends.slurm import SlurmBackend
+
+        return SlurmBackend(study, results)
+    return LocalBackend(study, results)
+
+
+def study(
+    spec_file: Annotated[Path, typer.Argument(help="The study spec (YAML); ready-made ones are in studies/.")],
+    results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")] = None,
+    backend: Annotated[Optional[str], typer.Option(help="local or slurm (default: the spec's `backend`).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print every launch line (slurm: write the batch "
+                                                            "scripts) and run nothing.")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Run again the runs stored as failed or "
+                                                                      "timed out.")] = False,
+    write_report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report at the end.")] = True,
+) -> None:
+    """Run a study: every configuration x parameter set x repeat, stored as it finishes; resumable."""
+    try:
+        st = spec.load(spec_file, cores_per_node=machine.local_machine().cores, backend=backend)
+        directory = results or Path(st.results)
+        runner = _backend(st, directory)
+        if dry_run:
+            plans = spec.expand(st)
+            for plan in plans:
+                print(runner.launch_line(plan))
+            console.print(f"{len(plans)} runs; nothing was run", style="dim")
+            return
+        with Store(directory) as store:
+            outcome = run_study(st, store, runner, console, str(spec_file), retry_failed)
+    except USER_ERRORS as err:
+        user_error(err)
+    done = len(outcome.stored) + outcome.skipped
+    if outcome.interrupted:
+        errors.print(f"interrupted: {done} of {outcome.total} runs stored in {directory}; run the same command to "
+                     "resume")
+        raise typer.Exit(130)
+    failed = len(outcome.failed)
+    console.print(f"{st.name}: {len(outcome.stored)} runs done now, {outcome.skipped} before; {failed} failed; "
+                  f"results in {directory / 'results.db'}")
+    if write_report:
+        _report(directory, st.name)
+
+
+def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
+    with Store(directory) as store:
+        names = store.studies()
+        if not names:
+            fail(f"{directory} holds no study (run `hybridperf study SPEC` first)")
+        if name is None:
+            name = names[-1]
+        if name not in names:
+            fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
+        st = spec.from_dict(store.study_spec(name))
+        runs = store.runs(name)
+    sections = analysis.analyse(st, runs)
+    reporting.print_terminal(console, sections, runs)
+    out = out or directory / "report.html"
+    reporting.write_html(out, reporting.render_html(name, st.as_dict(), sections, runs))
+    console.print(f"report: {out}")
+    return out
+
+
+def report(
+    results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
+    study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="HTML file to write (default: RESULTS_DIR/report.html).")] = None,
+) -> None:
+    """Analyse a stored study: key tables in the terminal, everything in a self-contained HTML report."""
+    if not (results_dir / "results.db").exists():
+        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
+    try:
+        _report(results_dir, study_name, out)
+    except USER_ERRORS as err:
+        user_error(err)
+
+
+@results_app.command("export")
+def export(
+    results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
+    csv: Annotated[Path, typer.Option("--csv", help="CSV file to write: one row per run, flat columns.")],
+    study_name: Annotated[Optional[str], typer.Option("--study", help="Only this study.")] = None,
+) -> None:
+    """Export the stored runs as one flat table (configuration, params, figures, regions, communication)."""
+    if not (results_dir / "results.db").exists():
+        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
+    with Store(results_dir) as store:
+        count = export_csv(store.runs(study_name), csv)
+    console.print(f"{count} runs written to {csv}")

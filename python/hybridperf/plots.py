@@ -1,0 +1,164 @@
+"""The report's figures (matplotlib, no display needed): each function takes an analysed Section and
+returns PNG bytes. Error bars are 1 SEM (5% for single runs, the thesis's convention); crosses mark
+the minimum of the repeats, which the thesis's overall-timing plots use."""
+
+from __future__ import annotations
+
+import io
+from typing import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from hybridperf.analysis import Point, Section, class_seconds, comm_seconds, per_step, region_seconds, threading_overheads  # noqa: E402
+
+MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _curves(section: Section) -> dict[str, list[Point]]:
+    curves: dict[str, list[Point]] = {}
+    for p in section.points:
+        if p.runs:
+            curves.setdefault(p.configuration, []).append(p)
+    return curves
+
+
+def _plot_metric(ax, section: Section, extract: Callable[[Point], tuple[float, float] | None], ylabel: str,
+                 log: bool = False) -> None:
+    for i, (config, pts) in enumerate(_curves(section).items()):
+        values = [(p.scale, extract(p)) for p in pts]
+        values = [(x, v) for x, v in values if v is not None]
+        if not values:
+            continue
+        xs, ys, errs = zip(*[(x, v[0], v[1]) for x, v in values])
+        ax.errorbar(xs, ys, yerr=errs, marker=MARKERS[i % len(MARKERS)], capsize=3, label=config)
+    scales = sorted({p.scale for p in section.points})
+    if scales and scales[-1] >= 4 * scales[0]:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(scales, [str(x) for x in scales])
+    ax.set_xlabel(section.axis)
+    ax.set_ylabel(ylabel)
+    if log:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def total_time(section: Section) -> bytes:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    _plot_metric(ax, section, lambda p: (p.time.mean, p.time.error) if p.time else None, "loop time [s]")
+    for i, (config, pts) in enumerate(_curves(section).items()):
+        ax.scatter([p.scale for p in pts if p.time], [p.time.min for p in pts if p.time], marker="x", color="k",
+                   zorder=3, label="minimum" if i == 0 else None)
+    ax.legend(fontsize=8)
+    ax.set_title("Total time: mean ± 1 SEM, minimum ×")
+    return _png(fig)
+
+
+def speedup(section: Section) -> bytes:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    _plot_metric(left, section, lambda p: (p.speedup, 0.0) if p.speedup else None, "speedup")
+    scales = sorted({p.cores for p in section.points})
+    left.plot(scales, scales, ":", color="grey", label="ideal")
+    _plot_metric(right, section, lambda p: (p.efficiency, 0.0) if p.efficiency else None, "parallel efficiency")
+    left.set_title("Speedup")
+    right.set_title("Parallel efficiency")
+    return _png(fig)
+
+
+def communication(section: Section) -> bytes:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+
+    def seconds(p: Point):
+        s = p.summary_of(comm_seconds)
+        return (s.mean, s.error) if s else None
+
+    def share(p: Point):
+        s = p.summary_of(comm_seconds)
+        return (100 * s.mean / p.time.mean, 0.0) if s and p.time else None
+
+    _plot_metric(left, section, seconds, "communication [s]")
+    _plot_metric(right, section, share, "communication [% of total]")
+    left.set_title("Communication time")
+    right.set_title("Communication share")
+    return _png(fig)
+
+
+def comm_classes(section: Section) -> bytes:
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+    for ax, cls in zip(axes, ("p2p", "collective", "barrier")):
+        def extract(p: Point, cls=cls):
+            s = p.summary_of(class_seconds(cls))
+            return (s.mean, s.error) if s else None
+
+        _plot_metric(ax, section, extract, f"{cls} [s]")
+        ax.set_title(f"{cls} time (rank average)")
+    return _png(fig)
+
+
+def bytes_per_step(section: Section) -> bytes:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    per_rank, total = per_step(("p2p", "bytes_per_rank", "avg")), per_step(("p2p", "bytes"))
+    _plot_metric(left, section, lambda p: (p.mean_of(per_rank), 0.0) if p.runs else None, "bytes per process per step")
+    _plot_metric(right, section, lambda p: (p.mean_of(total), 0.0) if p.runs else None, "bytes per step, all processes")
+    left.set_title("Point-to-point data per process")
+    right.set_title("Point-to-point data in total")
+    return _png(fig)
+
+
+def regions(section: Section) -> bytes:
+    names = [r for r in section.regions if r != "total"]
+    bars = [p for p in section.points if p.runs]
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(bars) + 2), 4))
+    bottom = [0.0] * len(bars)
+    labels = [f"{p.configuration}\n{p.scale}" for p in bars]
+    for name in names:
+        heights = [p.summary_of(region_seconds(name)).min if p.summary_of(region_seconds(name)) else 0.0 for p in bars]
+        ax.bar(labels, heights, bottom=bottom, label=name)
+        bottom = [b + h for b, h in zip(bottom, heights)]
+    ax.set_ylabel("seconds (minimum of repeats, rank average)")
+    ax.set_title("Time per region")
+    ax.legend(fontsize=7, ncol=2)
+    ax.tick_params(axis="x", labelsize=7)
+    return _png(fig)
+
+
+def overheads(section: Section) -> bytes | None:
+    rows = threading_overheads(section)
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(rows) + 2), 4))
+    labels = [f"{o.configuration} {o.scale}\n{o.region}" for o in rows]
+    ax.bar(labels, [o.seconds for o in rows], yerr=[o.error for o in rows], capsize=3,
+           color=["tab:red" if o.seconds > 0 else "tab:green" for o in rows])
+    ax.axhline(0, color="k", linewidth=0.8)
+    ax.set_ylabel("hybrid − pure MPI [s]")
+    ax.set_title("Threading overhead per region (minimum times)")
+    ax.tick_params(axis="x", labelsize=6, rotation=90)
+    return _png(fig)
+
+
+def imbalance(section: Section) -> bytes:
+    names = [r for r in section.regions if r not in ("total", "other")]
+    bars = [p for p in section.points if p.runs]
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(names) + 2), 3.6))
+    width = 0.8 / max(1, len(bars))
+    for i, p in enumerate(bars):
+        values = [100 * (p.mean_of(lambda prof, n=n: prof["regions"][n]["imbalance"] if n in prof["regions"] else None)
+                         or 0.0) for n in names]
+        ax.bar([k + i * width for k in range(len(names))], values, width, label=f"{p.configuration} {p.scale}")
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(names))], names, fontsize=7, rotation=30)
+    ax.set_ylabel("max/avg − 1 [%]")
+    ax.set_title("Cross-rank imbalance per region")
+    ax.legend(fontsize=6, ncol=2)
+    return _png(fig)

@@ -1,0 +1,236 @@
+"""The study report: a self-contained HTML file (figures embedded as PNG) and the key tables in the
+terminal. Tables are built once, as headers and rows, and rendered for both."""
+
+from __future__ import annotations
+
+import base64
+import html
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from hybridperf import plots
+from hybridperf.analysis import (Section, class_seconds, comm_seconds, per_step, region_seconds,
+                                 threading_overheads)
+
+Table = tuple[str, list[str], list[list[str]]]  # title, headers, rows
+
+
+def _f(value: float | None, digits: int = 4) -> str:
+    return "–" if value is None else f"{value:.{digits}g}"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f}%"
+
+
+def _bytes(value: float | None) -> str:
+    if value is None:
+        return "–"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    return str(value)
+
+
+def points_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        t = p.time
+        rows.append([p.configuration, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", p.mode,
+                     str(t.n if t else 0), _f(t.mean if t else None), _f(t.sem if t else None, 2),
+                     _f(t.min if t else None), _f(t.median if t else None), _f(p.speedup, 3), _f(p.efficiency, 3),
+                     str(p.failed)])
+    return ("Total time [s] per point (mean, 1 SEM, min, median of the repeats)",
+            ["configuration", s.axis, "nodes×ranks×threads", "MPC mode", "n", "mean", "SEM", "min", "median",
+             "speedup", "efficiency", "failed"], rows)
+
+
+def verdict_table(s: Section) -> Table:
+    rows = [[str(v.scale), v.winner, v.runner_up or "–", _pct(v.margin),
+             "–" if v.significant is None else ("yes" if v.significant else "no (within error bars)"),
+             _pct(v.versus_pure_mpi)] for v in s.verdicts]
+    return ("Verdict: the fastest configuration at each scale",
+            [s.axis, "winner", "runner-up", "runner-up slower by", "beyond error bars", "pure MPI slower by"], rows)
+
+
+def _mean(p, extract) -> float | None:
+    return p.mean_of(extract) if p.runs else None
+
+
+def communication_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        comm = _mean(p, comm_seconds)
+        rows.append([p.configuration, str(p.scale), _f(comm), _f(100 * comm / p.time.mean if comm and p.time else None, 3),
+                     _f(_mean(p, class_seconds("p2p"))), _f(_mean(p, class_seconds("collective"))),
+                     _f(_mean(p, class_seconds("barrier")))])
+    return ("Communication time [s, rank average] and share of the total",
+            ["configuration", s.axis, "communication", "% of total", "point-to-point", "collective", "barrier"], rows)
+
+
+def bytes_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        rows.append([p.configuration, str(p.scale), _bytes(_mean(p, per_step(("p2p", "bytes_per_rank", "avg")))),
+                     _bytes(_mean(p, per_step(("p2p", "bytes")))),
+                     _f(_mean(p, per_step(("p2p", "messages_per_rank", "avg"))), 3),
+                     _f(_mean(p, per_step(("p2p", "messages"))), 4)])
+    return ("Point-to-point data per step (the thesis's Table 4.5 and Figs. 4.11-4.12)",
+            ["configuration", s.axis, "bytes per process", "bytes, all processes", "messages per process",
+             "messages, all processes"], rows)
+
+
+def ratio_table(s: Section) -> Table:
+    """Average data per process, pure MPI : each other configuration, like Table 4.5 ('1:4.93')."""
+    extract = per_step(("p2p", "bytes_per_rank", "avg"))
+    pure = {p.scale: _mean(p, extract) for p in s.points if p.configuration == "pure-mpi"}
+    others = [c for c in dict.fromkeys(p.configuration for p in s.points) if c != "pure-mpi"]
+    rows = []
+    for scale, base in pure.items():
+        row = [str(scale)]
+        for c in others:
+            value = next((_mean(p, extract) for p in s.points if p.configuration == c and p.scale == scale), None)
+            row.append(f"1:{value / base:.2f}" if base and value else "–")
+        rows.append(row)
+    return ("Average data sent per process, pure MPI : hybrid (Table 4.5)",
+            [s.axis] + [f"pure-mpi : {c}" for c in others], rows)
+
+
+def regions_table(s: Section) -> Table:
+    names = [r for r in s.regions]
+    rows = []
+    for p in s.points:
+        rows.append([p.configuration, str(p.scale)] + [
+            _f(p.summary_of(region_seconds(n)).min if p.runs and p.summary_of(region_seconds(n)) else None)
+            for n in names])
+    return ("Time per region [s]: minimum of the repeats, rank average (Tables 4.8/4.9)",
+            ["configuration", s.axis] + names, rows)
+
+
+def overhead_table(s: Section) -> Table:
+    rows = [[o.configuration, str(o.scale), o.region, f"{o.seconds:+.4g} ± {o.error:.2g}", f"{o.percent:+.2f}%"]
+            for o in threading_overheads(s)]
+    return ("Threading overhead per region: hybrid − pure MPI at equal scale (Tables 4.6/4.7)",
+            ["configuration", s.axis, "region", "seconds (min − min)", "% of hybrid region"], rows)
+
+
+def imbalance_table(s: Section) -> Table:
+    names = [r for r in s.regions if r != "total"]
+    rows = []
+    for p in s.points:
+        rows.append([p.configuration, str(p.scale)] + [
+            _f(100 * v if (v := _mean(p, lambda prof, n=n: prof["regions"].get(n, {}).get("imbalance"))) is not None
+               else None, 3) for n in names])
+    return ("Cross-rank imbalance per region, max/avg − 1 [%]", ["configuration", s.axis] + names, rows)
+
+
+SECTION_PARTS: list[tuple[Callable[[Section], bytes | None] | None, Callable[[Section], Table]]] = [
+    (plots.total_time, points_table),
+    (None, verdict_table),
+    (plots.speedup, lambda s: ("", [], [])),
+    (plots.communication, communication_table),
+    (plots.comm_classes, lambda s: ("", [], [])),
+    (plots.bytes_per_step, bytes_table),
+    (None, ratio_table),
+    (plots.regions, regions_table),
+    (plots.overheads, overhead_table),
+    (plots.imbalance, imbalance_table),
+]
+
+
+def failed_table(runs: list[dict[str, Any]]) -> Table:
+    rows = [[f"{r['nodes']}×{r['ranks_per_node']}×{r['threads']}", ", ".join(f"{k}={v}" for k, v in r["params"].items()),
+             str(r["repeat"]), r["status"], str(r["exit_code"]), (r["stderr"] or "").strip().splitlines()[-1:][0]
+             if (r["stderr"] or "").strip() else ""] for r in runs if r["status"] != "ok"]
+    return ("Runs that did not succeed (not in any statistic)",
+            ["nodes×ranks×threads", "parameters", "repeat", "status", "exit", "last line of stderr"], rows)
+
+
+def _html_table(table: Table) -> str:
+    title, headers, rows = table
+    if not headers:
+        return ""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<h3>{html.escape(title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _html_figure(png: bytes | None) -> str:
+    if not png:
+        return ""
+    return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.85em}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
+td:first-child,th:first-child{text-align:left}img{max-width:100%;display:block;margin:1em 0}
+h2{border-bottom:2px solid #444;padding-bottom:0.2em;margin-top:2em}code{background:#f3f3f3;padding:0 3px}"""
+
+
+def _provenance(runs: list[dict[str, Any]]) -> str:
+    p = next((r["profile"] for r in runs if r["profile"]), None)
+    if not p:
+        return ""
+    b = p["build"]
+    return (f"<p>{html.escape(p['kernel'])} {html.escape(p['kernel_version'])} ({html.escape(b['git_revision'])}), "
+            f"{html.escape(b['compiler'])}, {html.escape(b['mpi_library'])}, {html.escape(b['openmp_runtime'])} "
+            f"(OpenMP {b['openmp_version']}); hosts: {html.escape(', '.join(p['run']['hosts']))}.</p>")
+
+
+def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: list[dict[str, Any]]) -> str:
+    ok = sum(r["status"] == "ok" for r in runs)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>hybridperf report: {html.escape(name)}</title>"
+             f"<style>{STYLE}</style></head><body>",
+             f"<h1>Study <code>{html.escape(name)}</code></h1>",
+             f"<p>{html.escape(spec.get('description', ''))}</p>",
+             f"<p>Kernel <code>{html.escape(spec['kernel'])}</code>; configurations "
+             f"{html.escape(', '.join(spec['configurations']))}; {ok} of {len(runs)} runs succeeded; repeats "
+             f"{spec['repeats']}. Report written {time.strftime('%Y-%m-%d %H:%M:%S')}. Statistics: mean with 1 SEM "
+             f"(5% for single runs), minimum, median, n. Run-to-run noise on a shared machine is several percent.</p>",
+             _provenance(runs)]
+    for s in sections:
+        parts.append(f"<h2>{html.escape(s.title())}</h2>")
+        for figure, table in SECTION_PARTS:
+            parts.append(_html_figure(figure(s)) if figure else "")
+            parts.append(_html_table(table(s)))
+    failed = failed_table(runs)
+    if failed[2]:
+        parts.append("<h2>Failures</h2>" + _html_table(failed))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_html(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def print_terminal(console: Console, sections: list[Section], runs: list[dict[str, Any]]) -> None:
+    """The two tables that answer the question, narrow enough for an 80-column terminal."""
+    for s in sections:
+        table = RichTable(title=f"{s.title()}: loop time [s]")
+        for h in ("configuration", s.axis, "shape", "n", "mean ± SEM", "min", "speedup"):
+            table.add_column(h, justify="left" if h == "configuration" else "right")
+        for p in s.points:
+            t = p.time
+            table.add_row(p.configuration, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}",
+                          str(t.n if t else 0), f"{t.mean:.4g} ± {_f(t.sem, 2)}" if t else "–",
+                          _f(t.min if t else None), _f(p.speedup, 3))
+        console.print(table)
+        verdict = RichTable(title=f"{s.title()}: verdict")
+        for h in (s.axis, "winner", "runner-up", "by", "beyond errors"):
+            verdict.add_column(h, justify="left" if h in ("winner", "runner-up") else "right")
+        for v in s.verdicts:
+            verdict.add_row(str(v.scale), v.winner, v.runner_up or "–", _pct(v.margin),
+                            "–" if v.significant is None else ("yes" if v.significant else "no"))
+        console.print(verdict)
+    failed = failed_table(runs)
+    if failed[2]:
+        console.print(f"[red]{len(failed[2])} run(s) did not succeed[/red]; see the report's Failures section")

@@ -1,0 +1,109 @@
+"""Study specs: exact expansion into runs, and every validation error naming its line."""
+
+import pytest
+
+from hybridperf import spec
+from hybridperf.spec import SpecError, expand, parse
+
+BASE = """study: s
+kernel: md
+params:
+  size: [8, 10]
+  steps: 20
+configurations: [pure-mpi, hybrid-1]
+cores: [1, 2]
+repeats: 2
+"""
+
+
+def test_matrix_expansion_is_exact():
+    plans = expand(parse(BASE, "s.yaml", cores_per_node=2))
+    shapes = [(p.params["size"], p.nodes, p.ranks_per_node, p.threads, p.repeat, p.configurations) for p in plans]
+    expected = []
+    for repeat in (0, 1):
+        for size in (8, 10):
+            expected += [(size, 1, 1, 1, repeat, ("pure-mpi", "hybrid-1")),  # one 1-core run serves both
+                         (size, 1, 2, 1, repeat, ("pure-mpi",)), (size, 1, 1, 2, repeat, ("hybrid-1",))]
+    assert shapes == expected
+    assert all(p.params["steps"] == 20 for p in plans)
+    assert len({p.key for p in plans}) == len(plans)
+    assert plans[1].kernel_args() == ["--steps", "20", "--size", "8"]
+
+
+def test_zip_groups_vary_together_and_multiply_with_lists():
+    text = BASE.replace("  size: [8, 10]\n  steps: 20\n", "  potential: [lj/cut, lj/sf]\n") + \
+        "zip:\n  - {size: [8, 10], steps: [40, 20]}\n"
+    plans = [p for p in expand(parse(text, "s.yaml", 2)) if p.repeat == 0 and p.cores == 1]
+    assert [(p.params["potential"], p.params["size"], p.params["steps"]) for p in plans] == [
+        ("lj/cut", 8, 40), ("lj/cut", 10, 20), ("lj/sf", 8, 40), ("lj/sf", 10, 20)]
+
+
+def test_configuration_shapes_over_cores_and_nodes():
+    assert spec.shape("pure-mpi", 8, cores=64) == (8, 8, 1)
+    assert spec.shape("hybrid-1", 8, cores=64) == (8, 1, 8)
+    assert spec.shape("hybrid-2", 8, cores=64) == (8, 2, 4)
+    assert spec.shape("4x2", 8, cores=64) == (8, 4, 2)
+    assert spec.shape("hybrid-1", 8, cores=4) == (1, 1, 4)
+    assert spec.shape("hybrid-2", 4, nodes=6) == (6, 2, 2)
+    with pytest.raises(spec.NotApplicable):
+        spec.shape("hybrid-2", 8, cores=1)
+    with pytest.raises(ValueError, match="whole number of 8-core nodes"):
+        spec.shape("pure-mpi", 8, cores=12)
+
+
+def test_powers_of_two_and_node_shorthand():
+    study = parse(BASE.replace("cores: [1, 2]", "cores: powers-of-two"), "s.yaml", cores_per_node=8)
+    assert study.cores == (1, 2, 4, 8)
+    assert parse(BASE.replace("cores: [1, 2]", "cores: [1, node]"), "s.yaml", 2).cores == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (("repeats: 2", "repeat: 2"), "s.yaml:8: unknown key 'repeat' (did you mean 'repeats'?)"),
+        (("  steps: 20", "  stepz: 20"), "s.yaml:5: md has no option 'stepz' (did you mean 'steps'?)"),
+        (("  steps: 20", "  steps: -3"), "s.yaml:5: steps must be >= 0, got -3"),
+        (("  steps: 20", "  steps: many"), "s.yaml:5: steps takes a value of type int, got 'many'"),
+        (("  steps: 20", "  potential: morse"), "s.yaml:5: potential must be one of lj/cut|lj/sf"),
+        (("  steps: 20", "  profile: x.json"), "s.yaml:5: profile is set by hybridperf itself"),
+        (("[pure-mpi, hybrid-1]", "[pure-mpi, hybird-1]"), "s.yaml:6: unknown configuration 'hybird-1'"),
+        (("[pure-mpi, hybrid-1]\ncores: [1, 2]", "[4x1]\ncores: [4]"),
+         "s.yaml:6: 4x1 at 4 cores puts 4 ranks x 1 threads on 2-core nodes; set oversubscribe: true"),
+        (("cores: [1, 2]", "cores: [1, 4]"), "s.yaml:7: pure-mpi at 4 cores needs 2 nodes; the local backend has one"),
+        (("cores: [1, 2]", "nodes: [1, 2]"), "needs 2 nodes; the local backend has one"),
+        (("cores: [1, 2]", "cores: [1, 2]\nnodes: [1]"), "give exactly one of 'cores'"),
+        (("kernel: md", "kernel: lammps"), "s.yaml:2: unknown kernel 'lammps'"),
+        (("study: s", "study: 's s'"), "s.yaml:1: study must be a name"),
+        (("size: [8, 10]", "size: [2, 10]"), "s.yaml:3: pure-mpi at 2 cores: size 2 on 2 ranks gives"),
+        (("repeats: 2", "repeats: 0"), "s.yaml:8: repeats must be a whole number of at least 1"),
+        (("repeats: 2", "repeats: 2\nbackend: pbs"), "s.yaml:9: backend must be one of local, slurm"),
+        (("configurations: [pure-mpi, hybrid-1]\n", ""), "missing required key 'configurations'"),
+        (("params:", "params: [oops"), "not valid YAML"),
+    ],
+)
+def test_validation_errors_name_the_line(change, message):
+    with pytest.raises(SpecError) as err:
+        parse(BASE.replace(*change), "s.yaml", cores_per_node=2)
+    assert message in str(err.value)
+
+
+def test_zip_lengths_must_agree():
+    text = BASE + "zip:\n  - {cutoff: [2.5, 2.2], skin: [0.3]}\n"
+    with pytest.raises(SpecError, match=r"s.yaml:10: zip group lists differ in length: \[1, 2\]"):
+        parse(text, "s.yaml", 2)
+
+
+def test_oversubscription_allowed_explicitly():
+    text = (BASE.replace("cores: [1, 2]", "cores: [4]").replace("size: [8, 10]", "size: 12")
+            .replace("[pure-mpi, hybrid-1]", "[4x1, 1x4]") + "oversubscribe: true\n")
+    plans = expand(parse(text, "s.yaml", 2))
+    assert {(p.ranks_per_node, p.threads) for p in plans} == {(4, 1), (1, 4)}
+    assert all(p.mode.oversubscribed for p in plans)
+
+
+def test_shipped_studies_are_valid():
+    from pathlib import Path
+
+    for path in sorted(Path(__file__).parents[1].joinpath("studies").glob("*.yaml")):
+        study = spec.load(path, cores_per_node=2)
+        assert expand(study), path

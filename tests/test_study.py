@@ -1,0 +1,163 @@
+"""Studies for real: run, resume after Ctrl-C, record failures, report the right numbers, export CSV."""
+
+import csv
+import json
+import os
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+import pytest
+
+HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
+
+TINY = """study: tiny
+kernel: md
+params: {{size: 6, steps: 20}}
+configurations: [pure-mpi, hybrid-1]
+cores: [1, 2]
+repeats: 2
+results: {results}
+"""
+
+
+def study(spec_path, *extra, timeout=600):
+    return subprocess.run([*HYBRIDPERF, "study", str(spec_path), *map(str, extra)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def rows(results, query="SELECT * FROM runs"):
+    db = sqlite3.connect(results / "results.db")
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute(query)]
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def tiny(tmp_path, md_binary):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY.format(results=tmp_path / "res"))
+    return spec, tmp_path / "res"
+
+
+def test_study_stores_every_run_and_reports_their_numbers(tiny):
+    spec, results = tiny
+    out = study(spec)
+    assert out.returncode == 0, out.stderr
+    stored = rows(results)
+    assert len(stored) == 6 and {r["status"] for r in stored} == {"ok"}
+    assert {(r["ranks"], r["threads"], r["mode"]) for r in stored} == {(1, 1, "pure-mpi"), (2, 1, "pure-mpi"),
+                                                                       (1, 2, "pure-openmp")}
+    assert all(json.loads(r["profile"])["schema"] == "hybridperf.profile/1" for r in stored)
+    assert [r for r in stored if r["ranks"] == 1 and r["threads"] == 1][0]["configurations"] == "pure-mpi,hybrid-1"
+
+    html = (results / "report.html").read_text()
+    assert html.count("data:image/png;base64,") >= 8
+    for shape in ((1, 1), (2, 1), (1, 2)):
+        times = [r["loop_time"] for r in stored if (r["ranks"], r["threads"]) == shape]
+        assert f"<td>{statistics.fmean(times):.4g}</td>" in html  # the mean
+        assert f"<td>{min(times):.4g}</td>" in html  # the minimum
+    assert "Verdict" in html and "Threading overhead" in html and "Table 4.5" in html
+    assert "loop time" in out.stdout and "verdict" in out.stdout
+
+
+def test_interrupted_study_resumes_where_it_stopped(tmp_path, md_binary):
+    spec = tmp_path / "long.yaml"
+    results = tmp_path / "res"
+    spec.write_text(TINY.format(results=results).replace("size: 6, steps: 20", "size: 10, steps: 400")
+                    .replace("repeats: 2", "repeats: 3"))
+    proc = subprocess.Popen([*HYBRIDPERF, "study", str(spec), "--no-report"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not (results / "results.db").exists() or len(rows(results)) < 2):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "run the same command to resume" in stderr
+    stored = rows(results)
+    assert 2 <= len(stored) < 9
+    assert all(r["status"] == "ok" and r["profile"] for r in stored)  # only whole runs
+    leftovers = subprocess.run(["pgrep", "-f", str(results)], capture_output=True, text=True).stdout
+    assert leftovers == ""  # no rank of the interrupted run is still alive
+
+    again = study(spec, "--no-report")
+    assert again.returncode == 0, again.stderr
+    assert f"resuming tiny: {len(stored)} of 9 runs already stored" in again.stdout
+    final = rows(results)
+    assert len(final) == 9 and len({r["run_key"] for r in final}) == 9
+    assert {r["run_key"] for r in stored} <= {r["run_key"] for r in final}
+
+
+def test_failures_are_recorded_and_the_study_goes_on(tmp_path, md_binary):
+    results = tmp_path / "res"
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(f"""study: bad
+kernel: md
+params: {{size: 6, steps: 50, drift-tol: [1.0e-12, 0.5]}}
+configurations: [pure-mpi]
+cores: [1]
+repeats: 1
+results: {results}
+""")
+    out = study(spec, "--no-report")
+    assert out.returncode == 0, out.stderr
+    status = {json.loads(r["params"])["drift-tol"]: r for r in rows(results)}
+    assert status[1e-12]["status"] == "check-failed" and status[1e-12]["profile"]
+    assert status[0.5]["status"] == "ok"  # the study went on after the failed check
+
+    missing = tmp_path / "missing.yaml"
+    missing.write_text(f"study: missing\nkernel: md\nparams: {{read-data: /nonexistent/x.data}}\n"
+                       f"configurations: [pure-mpi]\ncores: [1]\nrepeats: 1\nresults: {results}\n")
+    assert study(missing, "--no-report").returncode == 0
+    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'missing'")
+    assert failed["status"] == "failed" and failed["profile"] is None and failed["exit_code"] == 2
+    assert "cannot read data file /nonexistent/x.data" in failed["stderr"]
+
+    slow = tmp_path / "slow.yaml"
+    slow.write_text(f"study: slow\nkernel: md\nparams: {{size: 20, steps: 100000}}\nconfigurations: [pure-mpi]\n"
+                    f"cores: [1]\nrepeats: 1\ntimeout: 2\nresults: {results}\n")
+    out = study(slow, "--no-report")
+    assert out.returncode == 0
+    timed_out = rows(results, "SELECT * FROM runs WHERE study = 'slow'")
+    assert [r["status"] for r in timed_out] == ["timeout"]
+
+    report = subprocess.run([*HYBRIDPERF, "report", str(results), "--study", "bad"], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    assert "Failures" in (results / "report.html").read_text()
+
+
+def test_export_csv_is_a_flat_table(tiny, tmp_path):
+    spec, results = tiny
+    assert study(spec, "--no-report").returncode == 0
+    target = tmp_path / "runs.csv"
+    out = subprocess.run([*HYBRIDPERF, "results", "export", str(results), "--csv", str(target)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    table = list(csv.DictReader(target.open()))
+    assert len(table) == 6
+    for column in ("configurations", "ranks", "threads", "mode", "param.size", "fom.loop_time", "region.force.avg",
+                   "comm.p2p.bytes", "check.energy_drift"):
+        assert column in table[0]
+
+
+def test_dry_run_prints_every_launch_line_and_runs_nothing(tiny):
+    spec, results = tiny
+    out = study(spec, "--dry-run")
+    assert out.returncode == 0
+    assert out.stdout.count("hybridperf-md") == 6
+    assert not results.exists()
+
+
+def test_bad_spec_exits_2_naming_the_line(tmp_path):
+    spec = tmp_path / "x.yaml"
+    spec.write_text(TINY.format(results=tmp_path / "r").replace("repeats", "repetitions"))
+    out = study(spec)
+    assert out.returncode == 2
+    assert f"{spec}:6: unknown key 'repetitions' (did you mean 'repeats'?)" in out.stderr.replace("\n", "")
+    assert not (tmp_path / "r").exists()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what hybridperf needs on a fresh Debian/Ubuntu machine, then builds it.
 #   scripts/bootstrap.sh           MPI, compilers with OpenMP, hwloc, CMake, a Python venv; build
-#   scripts/bootstrap.sh --test    also what the tests compare against (LAMMPS)
+#   scripts/bootstrap.sh --test    also what the tests use: LAMMPS to compare against, and Slurm + munge
+#                                  for a one-node cluster on localhost (scripts/slurm-local.sh)
 # System packages are installed only when missing (apt-get, as root or through sudo); the Python
 # environment lives in .venv; the kernels are built in build/. Safe to run again: it skips what is done.
 set -euo pipefail
@@ -36,7 +37,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" g++ libhwloc-dev >/dev/null
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$with_test_peers" = 1 ]; then
+  scripts/slurm-local.sh install
 fi
 
 if [ ! -x .venv/bin/hybridperf ] || [ pyproject.toml -nt .venv/.installed ]; then

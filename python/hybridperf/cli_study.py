@@ -16,6 +16,15 @@ from hybridperf.ui import USER_ERRORS, console, errors, fail, user_error
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
 
 
+def _node_cores(backend: str) -> int:
+    """Cores per node when a spec does not say: Slurm's nodes, or this machine."""
+    if backend == "slurm":
+        from hybridperf.backends.slurm import node_cores
+
+        return node_cores()
+    return machine.local_machine().cores
+
+
 def _backend(study: spec.Study, results: Path):
     if study.backend == "slurm":
         from hybridperf.backends.slurm import SlurmBackend
@@ -36,7 +45,7 @@ def study(
 ) -> None:
     """Run a study: every configuration x parameter set x repeat, stored as it finishes; resumable."""
     try:
-        st = spec.load(spec_file, cores_per_node=machine.local_machine().cores, backend=backend)
+        st = spec.load(spec_file, cores_per_node=_node_cores, backend=backend)
         directory = results or Path(st.results)
         runner = _backend(st, directory)
         if dry_run:

@@ -83,7 +83,10 @@ def _is_flavor(exe: str, flavor: str) -> bool:
 
 @lru_cache(maxsize=None)
 def launcher_for(flavor: str) -> str | None:
-    """The launcher executable of a flavour (Debian installs both MPI libraries side by side), or None."""
+    """The launcher executable of a flavour (Debian installs both MPI libraries side by side), or None.
+    Slurm's srun is always named srun: a batch script runs it on the cluster, not here."""
+    if flavor == "slurm":
+        return "srun"
     for name in _LAUNCHERS[flavor]:
         if shutil.which(name) and _is_flavor(name, flavor):
             return name

@@ -126,10 +126,11 @@ def _mpich(config: Configuration, env: dict[str, str], hostfile: str | None) -> 
     return cmd
 
 
-def _slurm(config: Configuration, env: dict[str, str]) -> list[str]:
+def _slurm(config: Configuration, env: dict[str, str], srun_mpi: str | None) -> list[str]:
     exports = ",".join(["ALL"] + [f"{k}={v}" for k, v in env.items()])
     cmd = [
         "srun",
+        *([f"--mpi={srun_mpi}"] if srun_mpi else []),
         f"--nodes={config.nodes}",
         f"--ntasks={config.ranks}",
         f"--ntasks-per-node={config.ranks_per_node}",
@@ -148,11 +149,13 @@ def build_launch(
     as_root: bool = False,
     hostfile: str | None = None,
     launcher: str | None = None,
+    srun_mpi: str | None = None,
 ) -> Launch:
     """The launch line for `program` (binary and arguments) under `config`.
 
     `launcher` replaces the launcher's name (e.g. mpiexec.mpich); `hostfile` is needed for more
-    than one node outside Slurm.
+    than one node outside Slurm; `srun_mpi` is srun's --mpi plugin (e.g. pmix, which Debian's
+    Open MPI needs; default: the site's MpiDefault).
     """
     if flavor not in FLAVORS:
         raise LaunchError(f"unknown launcher '{flavor}': use one of {', '.join(FLAVORS)}")
@@ -165,7 +168,7 @@ def build_launch(
     elif flavor == "mpich":
         cmd = _mpich(config, env, hostfile)
     else:
-        cmd = _slurm(config, env)
+        cmd = _slurm(config, env, srun_mpi)
     if launcher:
         cmd[0] = launcher
     return Launch(cmd + list(program), env, warnings)

@@ -17,6 +17,11 @@ from hybridperf.analysis import Point, Section, class_seconds, comm_seconds, per
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
+def _legend(ax, **kw) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.tight_layout()
@@ -51,7 +56,7 @@ def _plot_metric(ax, section: Section, extract: Callable[[Point], tuple[float, f
     if log:
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
 
 
 def total_time(section: Section) -> bytes:
@@ -60,7 +65,7 @@ def total_time(section: Section) -> bytes:
     for i, (config, pts) in enumerate(_curves(section).items()):
         ax.scatter([p.scale for p in pts if p.time], [p.time.min for p in pts if p.time], marker="x", color="k",
                    zorder=3, label="minimum" if i == 0 else None)
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax.set_title("Total time: mean ± 1 SEM, minimum ×")
     return _png(fig)
 
@@ -128,7 +133,7 @@ def regions(section: Section) -> bytes:
         bottom = [b + h for b, h in zip(bottom, heights)]
     ax.set_ylabel("seconds (minimum of repeats, rank average)")
     ax.set_title("Time per region")
-    ax.legend(fontsize=7, ncol=2)
+    _legend(ax, fontsize=7, ncol=2)
     ax.tick_params(axis="x", labelsize=7)
     return _png(fig)
 
@@ -160,5 +165,5 @@ def imbalance(section: Section) -> bytes:
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(names))], names, fontsize=7, rotation=30)
     ax.set_ylabel("max/avg − 1 [%]")
     ax.set_title("Cross-rank imbalance per region")
-    ax.legend(fontsize=6, ncol=2)
+    _legend(ax, fontsize=6, ncol=2)
     return _png(fig)

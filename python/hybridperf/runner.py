@@ -45,6 +45,7 @@ def prepare(
     profile_path: Path,
     flavor: Flavor | None = None,
     hostfile: str | None = None,
+    srun_mpi: str | None = None,
 ) -> Launch:
     """The full launch (binary, its arguments and --profile) for a kernel run."""
     binary = kernels.kernel_path(kernel)
@@ -60,6 +61,7 @@ def prepare(
         as_root=os.geteuid() == 0,
         hostfile=hostfile,
         launcher=kernels.launcher_for(flavor),
+        srun_mpi=srun_mpi,
     )
 
 

@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -34,7 +34,7 @@ KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
     "repeats", "oversubscribe", "timeout", "results", "backend", "slurm",
 }
-SLURM_KEYS = {"partition", "account", "time", "exclusive", "extra"}
+SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
 NAMED_CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
 RESERVED_PARAMS = {"profile", "write-data", "options", "help", "version", "build-info"}
 BACKENDS = ("local", "slurm")
@@ -145,9 +145,11 @@ class _Context:
         return SpecError(f"{self.source}:{self.lines.get(path, 1)}: {message}")
 
 
-def load(path: str | Path, cores_per_node: int | None = None, backend: str | None = None) -> Study:
-    """Reads and validates a spec. `cores_per_node` is used when the spec does not give it (the local
-    machine's cores); `backend` overrides the spec's."""
+def load(path: str | Path, cores_per_node: Callable[[str], int] | int | None = None,
+         backend: str | None = None) -> Study:
+    """Reads and validates a spec. `cores_per_node` is used when the spec does not give it: a number,
+    or a function of the backend (the local machine's cores, or the Slurm nodes'); `backend`
+    overrides the spec's."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -156,7 +158,8 @@ def load(path: str | Path, cores_per_node: int | None = None, backend: str | Non
     return parse(text, str(path), cores_per_node, backend)
 
 
-def parse(text: str, source: str = "<spec>", cores_per_node: int | None = None, backend: str | None = None) -> Study:
+def parse(text: str, source: str = "<spec>", cores_per_node: Callable[[str], int] | int | None = None,
+          backend: str | None = None) -> Study:
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -188,7 +191,7 @@ def _positive_int(ctx: _Context, path: tuple, value: Any, what: str) -> int:
     return value
 
 
-def _validate(data: dict, ctx: _Context, cores_per_node: int | None) -> Study:
+def _validate(data: dict, ctx: _Context, cores_per_node: Callable[[str], int] | int | None) -> Study:
     for key in data:
         if key not in KEYS:
             raise ctx.error((key,), f"unknown key '{key}'{_suggest(str(key), KEYS)}")
@@ -214,6 +217,8 @@ def _validate(data: dict, ctx: _Context, cores_per_node: int | None) -> Study:
 
     if "cores_per_node" in data:
         cpn = _positive_int(ctx, ("cores_per_node",), data["cores_per_node"], "cores_per_node")
+    elif callable(cores_per_node):
+        cpn = cores_per_node(backend)
     elif cores_per_node is not None:
         cpn = cores_per_node
     else:

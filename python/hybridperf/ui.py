@@ -11,7 +11,7 @@ from hybridperf.profile import ProfileError
 
 console = Console(soft_wrap=True)
 errors = Console(stderr=True, soft_wrap=True)
-USER_ERRORS = (LaunchError, ProfileError, kernels.KernelNotFound, ValueError, OSError)
+USER_ERRORS = (LaunchError, ProfileError, kernels.KernelNotFound, ValueError, OSError, RuntimeError)
 state = {"debug": False}
 
 

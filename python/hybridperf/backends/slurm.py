@@ -1,0 +1,172 @@
+"""The slurm backend: one batch script per run, submitted with sbatch, followed until it ends.
+
+A script asks for whole nodes shaped like the configuration (`--nodes`, `--ntasks-per-node`,
+`--cpus-per-task`) and runs one `srun` step whose line comes from hybridperf.launch, with the CPUs per
+task given to the step explicitly (srun does not inherit them from sbatch since Slurm 22.05). An
+oversubscribed configuration cannot be requested as tasks x CPUs (Slurm rejects more CPUs per node
+than exist, --overcommit or not), so its script asks for `--exclusive` nodes and the step
+oversubscribes inside them. Jobs are followed with squeue, their end state and exit code read with
+scontrol (sacct when the job has left the controller's memory); profiles are read from the shared
+results directory. Ctrl-C cancels every job this invocation submitted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from hybridperf import profile, runner
+from hybridperf.backends import profile_path, record
+from hybridperf.launch import Configuration, Launch
+from hybridperf.runner import RunOutcome
+from hybridperf.spec import RunPlan, Study
+from hybridperf.store import RunRecord
+
+POLL_SECONDS = 1.0
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL",
+         "DEADLINE"}
+
+
+class SlurmError(RuntimeError):
+    pass
+
+
+def _slurm(*args: str) -> str:
+    result = subprocess.run(list(args), capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SlurmError(f"{' '.join(args[:2])} failed: {(result.stderr or result.stdout).strip()}")
+    return result.stdout
+
+
+def node_cores() -> int:
+    """CPUs per node as Slurm reports them (the smallest, when nodes differ)."""
+    counts = [int(re.sub(r"\D", "", c)) for c in _slurm("sinfo", "-h", "-o", "%c").split() if re.sub(r"\D", "", c)]
+    if not counts:
+        raise SlurmError("sinfo reports no nodes: is the cluster up (and SLURM_CONF set)?")
+    return min(counts)
+
+
+def _walltime(seconds: float) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    return f"{minutes // 60:02d}:{minutes % 60:02d}:00"
+
+
+def _seconds(runtime: str) -> float:
+    """Slurm's [D-]HH:MM:SS."""
+    days, _, clock = runtime.rpartition("-")
+    parts = [int(p) for p in clock.split(":")]
+    while len(parts) < 3:
+        parts.insert(0, 0)
+    return (int(days) if days else 0) * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2]
+
+
+@dataclass
+class Job:
+    plan: RunPlan
+    launch: Launch
+    script: Path
+    submitted: float
+
+
+class SlurmBackend:
+    name = "slurm"
+
+    def __init__(self, study: Study, results: Path):
+        self.study, self.results = study, results
+        self.scripts = results / "slurm"
+
+    def launch(self, plan: RunPlan) -> Launch:
+        config = Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
+                               oversubscribe=self.study.oversubscribe)
+        return runner.prepare(plan.kernel, config, plan.kernel_args(), profile_path(self.results, plan),
+                              flavor="slurm", srun_mpi=self.study.slurm.get("mpi"))
+
+    def script_text(self, plan: RunPlan, launch: Launch) -> str:
+        s = self.study.slurm
+        out = self.scripts / plan.key
+        lines = ["#!/bin/bash", f"#SBATCH --job-name=hp-{plan.study}-{plan.key[:8]}", f"#SBATCH --nodes={plan.nodes}"]
+        if plan.mode.oversubscribed or s.get("exclusive"):
+            lines.append("#SBATCH --exclusive")
+        if not plan.mode.oversubscribed:
+            lines += [f"#SBATCH --ntasks-per-node={plan.ranks_per_node}", f"#SBATCH --cpus-per-task={plan.threads}"]
+        lines += [f"#SBATCH --time={s.get('time') or _walltime(self.study.timeout)}",
+                  f"#SBATCH --output={out}.out", f"#SBATCH --error={out}.err"]
+        lines += [f"#SBATCH --{k}={s[k]}" for k in ("partition", "account") if s.get(k)]
+        lines += [f"#SBATCH {extra}" for extra in s.get("extra", [])]
+        lines += [f"# hybridperf study {plan.study}: {plan.label()} ({plan.mode.name})",
+                  *[f"export {k}={shlex.quote(v)}" for k, v in launch.env.items()], shlex.join(launch.command)]
+        return "\n".join(lines) + "\n"
+
+    def write_script(self, plan: RunPlan) -> tuple[Path, Launch]:
+        launch = self.launch(plan)
+        self.scripts.mkdir(parents=True, exist_ok=True)
+        profile_path(self.results, plan).parent.mkdir(parents=True, exist_ok=True)
+        path = self.scripts / f"{plan.key}.sbatch"
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(self.script_text(plan, launch))
+        tmp.replace(path)
+        return path, launch
+
+    def launch_line(self, plan: RunPlan) -> str:
+        path, launch = self.write_script(plan)
+        return f"sbatch {path}   # {launch.command[0]} step: {' '.join(launch.command[1:8])} ..."
+
+    def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None:
+        jobs: dict[str, Job] = {}
+        try:
+            for plan in plans:
+                path, launch = self.write_script(plan)
+                profile_path(self.results, plan).unlink(missing_ok=True)
+                job_id = _slurm("sbatch", "--parsable", str(path)).strip().split(";")[0]
+                jobs[job_id] = Job(plan, launch, path, time.time())
+            while jobs:
+                for job_id, state in self._states(list(jobs)).items():
+                    if state in ENDED:
+                        job = jobs.pop(job_id)
+                        done(self._record(job_id, job, state))
+                if jobs:
+                    time.sleep(POLL_SECONDS)
+        except BaseException:
+            if jobs:
+                subprocess.run(["scancel", *jobs], capture_output=True, check=False)
+            raise
+
+    def _states(self, ids: list[str]) -> dict[str, str]:
+        out = _slurm("squeue", "-h", "-t", "all", "-o", "%i %T", "-j", ",".join(ids))
+        states = dict(line.split() for line in out.splitlines() if line.strip())
+        for job_id in ids:  # jobs the controller has forgotten: ask the accounting
+            if job_id not in states:
+                states[job_id] = self._accounted(job_id)[0] or "PENDING"
+        return states
+
+    @staticmethod
+    def _accounted(job_id: str) -> tuple[str | None, str | None, str | None]:
+        """(state, exit code a:b, elapsed) from scontrol, else sacct; Nones when neither knows the job."""
+        shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True)
+        if shown.returncode == 0 and "JobState=" in shown.stdout:
+            fields = dict(f.split("=", 1) for f in shown.stdout.split() if "=" in f)
+            return fields.get("JobState"), fields.get("ExitCode"), fields.get("RunTime")
+        acct = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "State,ExitCode,Elapsed"],
+                              capture_output=True, text=True)
+        if acct.returncode == 0 and acct.stdout.strip():
+            state, code, elapsed = acct.stdout.strip().splitlines()[0].split("|")
+            return state.split()[0], code, elapsed
+        return None, None, None
+
+    def _record(self, job_id: str, job: Job, state: str) -> RunRecord:
+        _, code, runtime = self._accounted(job_id)
+        path = profile_path(self.results, job.plan)
+        loaded = profile.load(path) if path.exists() and state != "TIMEOUT" else None
+        err = self.scripts / f"{job.plan.key}.err"
+        stderr = err.read_text(errors="replace") if err.exists() else ""
+        exit_code = int(code.split(":")[0]) if code else (0 if loaded else 1)
+        elapsed = _seconds(runtime) if runtime else time.time() - job.submitted
+        outcome = RunOutcome(exit_code, path if loaded else None, loaded, f"slurm job {job_id}: {state}\n{stderr}",
+                             state == "TIMEOUT", elapsed)
+        return record(job.plan, self.study, self.name, f"sbatch {job.script}", outcome, job.submitted)

@@ -32,7 +32,7 @@ from hybridperf.taxonomy import Mode, classify
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
-    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm",
+    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy",
 }
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
 NAMED_CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
@@ -65,6 +65,7 @@ class Study:
     backend: str = "local"
     slurm: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    wait_policy: str | None = None  # OMP_WAIT_POLICY for every run; None: the launcher's default
 
     def as_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -231,6 +232,9 @@ def _validate(data: dict, ctx: _Context, cores_per_node: Callable[[str], int] | 
     oversubscribe = data.get("oversubscribe", False)
     if not isinstance(oversubscribe, bool):
         raise ctx.error(("oversubscribe",), "oversubscribe must be true or false")
+    wait_policy = data.get("wait_policy")
+    if wait_policy not in (None, "active", "passive"):
+        raise ctx.error(("wait_policy",), f"wait_policy must be active or passive, got {wait_policy!r}")
     timeout = data.get("timeout", 3600)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ctx.error(("timeout",), f"timeout must be a number of seconds above 0, got {timeout!r}")
@@ -238,7 +242,7 @@ def _validate(data: dict, ctx: _Context, cores_per_node: Callable[[str], int] | 
         name=name, kernel=kernel, params=params, zip=zips, configurations=configurations, cores=cores,
         nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
         results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm,
-        description=str(data.get("description", "")),
+        description=str(data.get("description", "")), wait_policy=wait_policy,
     )
     _check_runs(study, ctx)
     return study

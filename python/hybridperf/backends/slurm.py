@@ -83,7 +83,7 @@ class SlurmBackend:
 
     def launch(self, plan: RunPlan) -> Launch:
         config = Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
-                               oversubscribe=self.study.oversubscribe)
+                               oversubscribe=self.study.oversubscribe, wait_policy=self.study.wait_policy)
         return runner.prepare(plan.kernel, config, plan.kernel_args(), profile_path(self.results, plan),
                               flavor="slurm", srun_mpi=self.study.slurm.get("mpi"))
 

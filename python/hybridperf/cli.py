@@ -191,6 +191,7 @@ def compare_splits(
 
 app.command(name="study")(cli_study.study)
 app.command(name="report")(cli_study.report)
+app.command(name="efficiency")(cli_study.efficiency)
 app.add_typer(cli_study.results_app, name="results")
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hybridperf import analysis, machine, report as reporting, spec
+from hybridperf import analysis, efficiency as eff, machine, report as reporting, spec
 from hybridperf.backends.local import LocalBackend
 from hybridperf.store import Store, export_csv
 from hybridperf.study import pending, run_study
@@ -115,3 +115,32 @@ def export(
     with Store(results_dir) as store:
         count = export_csv(store.runs(study_name), csv)
     console.print(f"{count} runs written to {csv}")
+
+
+def efficiency(
+    results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
+    study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
+) -> None:
+    """Chow & Hysom's e_mt, e_cache, e_ni and e_mp from stored mpi / hybrid / serial runs."""
+    if not (results_dir / "results.db").exists():
+        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
+    with Store(results_dir) as store:
+        names = store.studies()
+        name = study_name or (names[-1] if names else None)
+        if name not in names:
+            fail(f"{results_dir} has no study '{study_name}'" if study_name else f"{results_dir} holds no study")
+        st = spec.from_dict(store.study_spec(name))
+        runs = store.runs(name)
+    try:
+        rows = eff.efficiency_rows(runs, st.cores_per_node)
+    except eff.MissingRuns as err:
+        fail(str(err))
+    if not any(r.e_mt or r.e_cache or r.e_ni or r.e_mp for r in rows):
+        reasons = sorted({why for r in rows for why in r.missing.values()}) or ["no successful runs"]
+        fail(f"{name}: no efficiency parameter can be computed: {'; '.join(reasons)} (a study needs pure-mpi, "
+             "hybrid-1 and 1-core runs of the same problem, e.g. configurations [pure-mpi, hybrid-1], cores [1, node])")
+    console.print(reporting.efficiency_rich(rows))
+    for r in rows:
+        for parameter, why in r.missing.items():
+            console.print(f"[yellow]{parameter}[/yellow] at {r.nodes} node(s), {reporting.problem(r.problem)}: {why}")
+    console.print(eff.reading(rows))

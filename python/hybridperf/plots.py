@@ -167,3 +167,21 @@ def imbalance(section: Section) -> bytes:
     ax.set_title("Cross-rank imbalance per region")
     _legend(ax, fontsize=6, ncol=2)
     return _png(fig)
+
+
+def efficiency(rows) -> bytes:
+    """The four parameters against problem (x) with one line per node count; 1 marks parity."""
+    fig, axes = plt.subplots(1, 4, figsize=(13, 3.4))
+    problems = list(dict.fromkeys(", ".join(f"{k}={v}" for k, v in r.problem.items() if k != "mode") for r in rows))
+    for ax, name in zip(axes, ("e_mt", "e_cache", "e_ni", "e_mp")):
+        for i, nodes in enumerate(sorted({r.nodes for r in rows})):
+            mine = [r for r in rows if r.nodes == nodes and getattr(r, name)]
+            xs = [problems.index(", ".join(f"{k}={v}" for k, v in r.problem.items() if k != "mode")) for r in mine]
+            ax.errorbar(xs, [getattr(r, name).value for r in mine], yerr=[getattr(r, name).error for r in mine],
+                        marker=MARKERS[i % len(MARKERS)], capsize=3, label=f"{nodes} node(s)")
+        ax.axhline(1.0, color="grey", linestyle=":")
+        ax.set_xticks(range(len(problems)), problems, fontsize=6, rotation=30)
+        ax.set_title(name + (" (< 1 favours hybrid)" if name == "e_mp" else ""))
+        ax.grid(alpha=0.3)
+        _legend(ax, fontsize=7)
+    return _png(fig)

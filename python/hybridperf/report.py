@@ -12,7 +12,7 @@ from typing import Any, Callable
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from hybridperf import plots
+from hybridperf import efficiency as eff, plots
 from hybridperf.analysis import (Section, class_seconds, comm_seconds, per_step, region_seconds,
                                  threading_overheads)
 
@@ -143,6 +143,47 @@ SECTION_PARTS: list[tuple[Callable[[Section], bytes | None] | None, Callable[[Se
 ]
 
 
+def problem(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k not in eff.IGNORED_PARAMS) or "all runs"
+
+
+def efficiency_table(rows: list[eff.Row]) -> Table:
+    def v(x: eff.Value | None) -> str:
+        return str(x) if x else "–"
+
+    body = [[problem(r.problem), str(r.nodes), str(r.nt), v(r.e_mt), v(r.e_cache), v(r.e_ni), v(r.e_mp),
+             " / ".join(f"{r.comm_to_comp[who]:.2g}" if who in r.comm_to_comp else "–" for who in eff.ROLES)]
+            for r in rows]
+    return ("Chow & Hysom's efficiency parameters (e_mt, e_cache, e_ni > 1 and e_mp < 1 favour hybrid)",
+            ["problem", "nodes", "nt", "e_mt", "e_cache", "e_ni", "e_mp", "comm/comp mpi/hyb/ser"], body)
+
+
+def efficiency_rich(rows: list[eff.Row]) -> RichTable:
+    title, headers, body = efficiency_table(rows)
+    table = RichTable(title=title)
+    for h in headers:
+        table.add_column(h, justify="left" if h == "problem" else "right")
+    for row in body:
+        table.add_row(*row)
+    return table
+
+
+def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int) -> str:
+    """The report's efficiency section, or nothing when the study lacks the mpi / hyb / ser runs."""
+    try:
+        rows = eff.efficiency_rows(runs, cores_per_node)
+    except eff.MissingRuns:
+        return ""
+    if not any(r.e_mt or r.e_cache or r.e_ni or r.e_mp for r in rows):
+        return ""
+    pairs = "".join(f"<li>{html.escape(problem(r.problem))}, {r.nodes} node(s), {html.escape(name)}: "
+                    f"{html.escape(text)}</li>" for r in rows for name, text in r.paired.items())
+    return ("<h2>Efficiency parameters (Chow &amp; Hysom)</h2>" + _html_figure(plots.efficiency(rows))
+            + _html_table(efficiency_table(rows))
+            + f"<p>{html.escape(eff.reading(rows))}</p><details><summary>Runs paired for each value</summary>"
+            f"<ul>{pairs}</ul></details>")
+
+
 def failed_table(runs: list[dict[str, Any]]) -> Table:
     rows = [[f"{r['nodes']}×{r['ranks_per_node']}×{r['threads']}", ", ".join(f"{k}={v}" for k, v in r["params"].items()),
              str(r["repeat"]), r["status"], str(r["exit_code"]), (r["stderr"] or "").strip().splitlines()[-1:][0]
@@ -199,6 +240,7 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
         for figure, table in SECTION_PARTS:
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(_html_table(table(s)))
+    parts.append(efficiency_html(runs, spec["cores_per_node"]))
     failed = failed_table(runs)
     if failed[2]:
         parts.append("<h2>Failures</h2>" + _html_table(failed))

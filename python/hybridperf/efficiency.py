@@ -1,0 +1,215 @@
+"""Chow & Hysom's four efficiency parameters (seed-spec §E.3), computed from stored runs.
+
+    e_mt     = t_comp_ser / (nt * t_comp_hyb)        multithreading efficiency     (> 1 favours hybrid)
+    e_cache  = t_comp_mpi / t_comp_hyb               relative cache efficiency     (> 1 favours hybrid)
+    e_ni     = t_comm_mpi(m1) / t_comm_hyb(m2)       network-interface efficiency  (> 1 favours hybrid)
+    e_mp     = t_comm_hyb(p/nt) / t_comm_mpi(p)      message-passing scaled eff.   (< 1 favours hybrid!)
+
+e_ni and e_mp are reciprocal ratios of the same two times; the paper measures e_ni on a small number
+of nodes (message lengths m1, m2 differ, the NI effect isolated) and e_mp across node counts (scaled
+problem), so here e_ni is computed at the smallest node count of each problem and e_mp at every one.
+
+Runs take roles from their shape on a node of P cores: `mpi` is P ranks x 1 thread per node, `hyb` is
+1 rank x P threads (nt = P), `ser` is 1 rank x 1 thread per node (the hybrid decomposition on one
+thread: Chow & Hysom's SPMV-Serial). Runs are paired when they solve the same problem — the same
+parameters, ignoring a parameter named `mode` (which only selects the decomposition, as in the SPMV
+kernel) — on the same number of nodes. Computation and communication times are the sums of the
+regions the kernel's profile lists in `region_groups` (md: force + neighbor; halo_exchange +
+migration + reduction), rank-averaged, per run; each role's time is the mean over its repeats, and
+the error of a ratio is propagated from the SEMs (relative errors in quadrature).
+Any kernel whose profile declares `region_groups` works.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from hybridperf.stats import Summary, summarize
+
+ROLES = ("mpi", "hyb", "ser")
+IGNORED_PARAMS = ("mode",)
+
+
+class MissingRuns(ValueError):
+    """A parameter that needs runs the store does not hold; the message says which."""
+
+
+@dataclass(frozen=True)
+class Value:
+    value: float
+    error: float
+
+    def __str__(self) -> str:
+        return f"{self.value:.3g} ± {self.error:.2g}"
+
+
+def ratio(a: Summary, b: Summary, scale: float = 1.0) -> Value:
+    """a / (scale * b) with first-order error propagation (independent measurements)."""
+    if b.mean == 0 or a.mean == 0:
+        raise MissingRuns("a time in the ratio is zero (a role that does not communicate, e.g. one rank)")
+    value = a.mean / (scale * b.mean)
+    return Value(value, value * math.hypot(a.error / a.mean, b.error / b.mean))
+
+
+# The formulas, on summaries of the times (each exactly as printed in the paper).
+def e_mt(t_comp_ser: Summary, t_comp_hyb: Summary, nt: int) -> Value:
+    return ratio(t_comp_ser, t_comp_hyb, nt)
+
+
+def e_cache(t_comp_mpi: Summary, t_comp_hyb: Summary) -> Value:
+    return ratio(t_comp_mpi, t_comp_hyb)
+
+
+def e_ni(t_comm_mpi_m1: Summary, t_comm_hyb_m2: Summary) -> Value:
+    return ratio(t_comm_mpi_m1, t_comm_hyb_m2)
+
+
+def e_mp(t_comm_hyb: Summary, t_comm_mpi: Summary) -> Value:
+    return ratio(t_comm_hyb, t_comm_mpi)
+
+
+def role(run: dict[str, Any], cores_per_node: int) -> str | None:
+    rpn, threads = run["ranks_per_node"], run["threads"]
+    if threads == 1 and rpn == cores_per_node and rpn > 1:
+        return "mpi"
+    if rpn == 1 and threads == cores_per_node and threads > 1:
+        return "hyb"
+    if rpn == 1 and threads == 1:
+        return "ser"
+    return None
+
+
+def group_seconds(profile: dict[str, Any], group: str) -> float:
+    names = profile.get("region_groups", {}).get(group)
+    if names is None:
+        raise MissingRuns(f"{profile['kernel']} profiles declare no region_groups.{group}: cannot split "
+                          "computation from communication")
+    return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
+
+
+def mean_message_bytes(profile: dict[str, Any]) -> float | None:
+    p2p = profile["comm"]["p2p"]
+    return p2p["bytes"] / p2p["messages"] if p2p["messages"] else None
+
+
+@dataclass
+class RoleTimes:
+    comp: Summary
+    comm: Summary
+    runs: list[dict[str, Any]] = field(repr=False)
+    message_bytes: float | None = None
+
+    def describe(self) -> str:
+        r = self.runs[0]
+        return f"{r['nodes']}n x {r['ranks_per_node']}r x {r['threads']}t (n={len(self.runs)})"
+
+
+@dataclass
+class Row:
+    problem: dict[str, Any]
+    nodes: int
+    nt: int
+    e_mt: Value | None
+    e_cache: Value | None
+    e_ni: Value | None
+    e_mp: Value | None
+    comm_to_comp: dict[str, float]  # per role
+    paired: dict[str, str]  # parameter -> which runs
+    missing: dict[str, str]  # parameter -> why it is absent
+    message_bytes: dict[str, float | None]
+
+
+def _problem_key(params: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in params.items() if k not in IGNORED_PARAMS}, sort_keys=True)
+
+
+def role_times(runs: list[dict[str, Any]], cores_per_node: int) -> dict[tuple[str, int, str], RoleTimes]:
+    """(problem, nodes, role) -> times over the repeats of the successful runs."""
+    grouped: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    for r in runs:
+        who = role(r, cores_per_node)
+        if who and r["status"] == "ok" and r["profile"]:
+            grouped.setdefault((_problem_key(r["params"]), r["nodes"], who), []).append(r)
+    out = {}
+    for key, rs in grouped.items():
+        sizes = [m for m in (mean_message_bytes(r["profile"]) for r in rs) if m is not None]
+        out[key] = RoleTimes(summarize([group_seconds(r["profile"], "computation") for r in rs]),
+                             summarize([group_seconds(r["profile"], "communication") for r in rs]), rs,
+                             sum(sizes) / len(sizes) if sizes else None)
+    return out
+
+
+def _try(name: str, needs: list[tuple[str, RoleTimes | None]], compute, paired: dict, missing: dict):
+    absent = [what for what, t in needs if t is None]
+    if absent:
+        missing[name] = "needs " + " and ".join(absent)
+        return None
+    try:
+        value = compute()
+    except MissingRuns as err:
+        missing[name] = str(err)
+        return None
+    paired[name] = "; ".join(f"{what}: {t.describe()}" for what, t in needs)
+    return value
+
+
+def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int) -> list[Row]:
+    """One row per (problem, node count) that has at least one role measured."""
+    times = role_times(runs, cores_per_node)
+    nt = cores_per_node
+    rows = []
+    smallest: dict[str, int] = {}
+    for problem, nodes, _ in times:
+        smallest[problem] = min(nodes, smallest.get(problem, nodes))
+    for problem, nodes in sorted(dict.fromkeys((k[0], k[1]) for k in times), key=lambda k: (k[0], k[1])):
+        t = {who: times.get((problem, nodes, who)) for who in ROLES}
+        paired: dict[str, str] = {}
+        missing: dict[str, str] = {}
+        label = f"{nodes} node(s)"
+        mt = _try("e_mt", [(f"a ser run ({label}, 1 rank x 1 thread per node)", t["ser"]),
+                           (f"a hyb run ({label}, 1 rank x {nt} threads)", t["hyb"])],
+                  lambda: e_mt(t["ser"].comp, t["hyb"].comp, nt), paired, missing)
+        cache = _try("e_cache", [(f"an mpi run ({label}, {nt} ranks x 1 thread per node)", t["mpi"]),
+                                 (f"a hyb run ({label}, 1 rank x {nt} threads)", t["hyb"])],
+                     lambda: e_cache(t["mpi"].comp, t["hyb"].comp), paired, missing)
+        ni = None
+        if nodes == smallest[problem]:
+            ni = _try("e_ni", [(f"an mpi run ({label})", t["mpi"]), (f"a hyb run ({label})", t["hyb"])],
+                      lambda: e_ni(t["mpi"].comm, t["hyb"].comm), paired, missing)
+        # e_mp(p/nt) = t_comm_hyb(p/nt) / t_comm_mpi(p): on the same nodes, the hybrid run has p/nt processes
+        mp = _try("e_mp", [(f"a hyb run ({label})", t["hyb"]), (f"an mpi run ({label})", t["mpi"])],
+                  lambda: e_mp(t["hyb"].comm, t["mpi"].comm), paired, missing)
+        ratios = {who: rt.comm.mean / rt.comp.mean for who, rt in t.items() if rt and rt.comp.mean}
+        rows.append(Row(json.loads(problem), nodes, nt, mt, cache, ni, mp, ratios, paired, missing,
+                        {who: rt.message_bytes for who, rt in t.items() if rt}))
+    return rows
+
+
+def reading(rows: list[Row]) -> str:
+    """One paragraph on what limits the hybrid version, from the parameters measured."""
+    def mean(name: str) -> float | None:
+        values = [getattr(r, name).value for r in rows if getattr(r, name)]
+        return sum(values) / len(values) if values else None
+
+    parts = []
+    mt, cache, ni, mp = mean("e_mt"), mean("e_cache"), mean("e_ni"), mean("e_mp")
+    if mt is not None:
+        parts.append(f"Multithreading efficiency averages {mt:.2f}: " + (
+            f"threading loses {100 * (1 - mt):.0f}% of the ideal speedup (memory bandwidth, serial sections or "
+            "OpenMP overheads; if it is flat across sizes the loss is proportional to work, the paper's sign of a "
+            "memory-bandwidth limit)" if mt < 0.97 else "threads deliver their full share of the node"))
+    if cache is not None:
+        parts.append(f"relative cache efficiency averages {cache:.2f} (" + (
+            "the hybrid's per-node partition uses the caches worse than per-core partitions" if cache < 0.95 else
+            "cache use is about the same" if cache < 1.05 else "the hybrid uses the caches better") + ")")
+    if ni is not None:
+        parts.append(f"NI efficiency averages {ni:.2f}: the hybrid's fewer, larger messages are "
+                     + ("faster" if ni > 1 else "slower") + " than pure MPI's on the same nodes")
+    if mp is not None:
+        parts.append(f"e_mp averages {mp:.2f} (below 1 means hybrid communication is faster)")
+    if not parts:
+        return "No parameter could be computed: the study lacks the mpi / hyb / ser runs it needs."
+    return "; ".join(parts) + "."

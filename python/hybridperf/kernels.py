@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-KERNELS: tuple[str, ...] = ("md", "clomp", "ompbench", "mixbench")
+KERNELS: tuple[str, ...] = ("md", "stream", "spmv", "clomp", "ompbench", "mixbench")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -1,0 +1,39 @@
+"""hybridperf-stream: the result check, the byte accounting of its bandwidth figures, bad input."""
+
+import os
+import subprocess
+
+import pytest
+
+from hybridperf import kernels, profile
+
+
+@pytest.fixture(scope="module")
+def stream_binary():
+    try:
+        return kernels.kernel_path("stream")
+    except kernels.KernelNotFound as err:
+        pytest.fail(str(err))
+
+
+def test_bandwidth_counts_the_named_bytes_and_the_check_passes(stream_binary, tmp_path):
+    out = tmp_path / "s.json"
+    proc = subprocess.run([str(stream_binary), "-s", "2", "-t", "3", "--profile", str(out)], capture_output=True,
+                          text=True, env={**os.environ, "OMP_NUM_THREADS": "2"})
+    assert proc.returncode == 0, proc.stderr
+    p = profile.load(out)
+    assert p["checks"]["result_error"]["pass"] and p["run"]["threads_per_rank"] == 2
+    s = p["stream"]
+    assert s["elements"] == 2_000_000
+    for name, arrays in (("copy", 2), ("scale", 2), ("add", 3), ("triad", 3)):
+        seconds = p["regions"][name]["time"]["max"]
+        assert s["bandwidth_GBps"][name] == pytest.approx(arrays * 8 * 2e6 / seconds * 1e-9)
+        assert s["bandwidth_GBps"][name] > 0.1
+
+
+@pytest.mark.parametrize("args,message", [(["-s", "0"], "--size must be >= 1, got 0"),
+                                          (["-t", "1"], "--trials must be >= 2, got 1"),
+                                          (["--profile", "/no/such/dir/p.json"], "does not exist")])
+def test_bad_input(stream_binary, args, message):
+    proc = subprocess.run([str(stream_binary), *args], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr

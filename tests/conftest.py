@@ -36,15 +36,21 @@ class KernelRun:
         return self.profile["md"]["thermo"][step]
 
 
-def run_md_in(tmp_path: Path, ranks: int = 1, threads: int = 1, args: tuple[str, ...] | list[str] = ()) -> KernelRun:
-    path = tmp_path / f"md-{ranks}x{threads}-{next(_counter)}.json"
+def run_kernel_in(tmp_path: Path, kernel: str, ranks: int = 1, threads: int = 1,
+                  args: tuple[str, ...] | list[str] = ()) -> KernelRun:
+    """Runs a kernel through the project's own launch line; the profile (if any) is schema-checked."""
+    path = tmp_path / f"{kernel}-{ranks}x{threads}-{next(_counter)}.json"
     config = Configuration(1, ranks, threads, CORES, oversubscribe=True)
-    launch = runner.prepare("md", config, [str(a) for a in args], path)
+    launch = runner.prepare(kernel, config, [str(a) for a in args], path)
     proc = subprocess.run(
         launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True, timeout=600
     )
     loaded = profile.load(path) if path.exists() else None
     return KernelRun(proc.returncode, proc.stdout, proc.stderr, loaded, path)
+
+
+def run_md_in(tmp_path: Path, ranks: int = 1, threads: int = 1, args: tuple[str, ...] | list[str] = ()) -> KernelRun:
+    return run_kernel_in(tmp_path, "md", ranks, threads, args)
 
 
 @pytest.fixture(scope="session")

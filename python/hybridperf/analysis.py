@@ -99,21 +99,25 @@ def per_step(path: tuple[str, ...]):
     return extract
 
 
-def _params_key(params: dict[str, Any]) -> str:
-    return json.dumps(params, sort_keys=True)
+def _params_key(params: dict[str, Any], ignored: set[str]) -> str:
+    return json.dumps({k: v for k, v in params.items() if k not in ignored}, sort_keys=True)
 
 
 def analyse(study: Study, runs: list[dict[str, Any]]) -> list[Section]:
-    """One section per parameter set, in the order the runs were stored."""
+    """One section per parameter set (parameters set per configuration do not split sections), in the
+    order the runs were stored."""
+    ignored = study.configuration_keys
     by_params: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
-        by_params.setdefault(_params_key(r["params"]), []).append(r)
+        by_params.setdefault(_params_key(r["params"], ignored), []).append(r)
     axis = "cores" if study.cores else "nodes"
     sections = []
     for key, group in by_params.items():
         pts = []
         for config, scale, n, rpn, t in points(study):
-            mine = [r for r in group if (r["nodes"], r["ranks_per_node"], r["threads"]) == (n, rpn, t)]
+            own = study.configuration_params.get(config, {})
+            mine = [r for r in group if (r["nodes"], r["ranks_per_node"], r["threads"]) == (n, rpn, t)
+                    and all(r["params"].get(k) == v for k, v in own.items())]
             ok = [r for r in mine if r["status"] == "ok" and r["loop_time"] is not None]
             pts.append(Point(config, scale, n * rpn * t, n, rpn, t, mine[0]["mode"] if mine else "",
                              summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok))

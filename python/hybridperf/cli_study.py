@@ -132,7 +132,7 @@ def efficiency(
         st = spec.from_dict(store.study_spec(name))
         runs = store.runs(name)
     try:
-        rows = eff.efficiency_rows(runs, st.cores_per_node)
+        rows = eff.efficiency_rows(runs, st.cores_per_node, st.configuration_keys)
     except eff.MissingRuns as err:
         fail(str(err))
     if not any(r.e_mt or r.e_cache or r.e_ni or r.e_mp for r in rows):
@@ -140,7 +140,11 @@ def efficiency(
         fail(f"{name}: no efficiency parameter can be computed: {'; '.join(reasons)} (a study needs pure-mpi, "
              "hybrid-1 and 1-core runs of the same problem, e.g. configurations [pure-mpi, hybrid-1], cores [1, node])")
     console.print(reporting.efficiency_rich(rows))
+    reasons: dict[str, list[str]] = {}
     for r in rows:
         for parameter, why in r.missing.items():
-            console.print(f"[yellow]{parameter}[/yellow] at {r.nodes} node(s), {reporting.problem(r.problem)}: {why}")
+            reasons.setdefault(why, []).append(parameter)
+    for why, parameters in reasons.items():
+        console.print(f"[yellow]{', '.join(dict.fromkeys(parameters))}[/yellow] not computed "
+                      f"({len(parameters)} value(s)): {why}")
     console.print(eff.reading(rows))

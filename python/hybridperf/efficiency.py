@@ -12,8 +12,8 @@ problem), so here e_ni is computed at the smallest node count of each problem an
 Runs take roles from their shape on a node of P cores: `mpi` is P ranks x 1 thread per node, `hyb` is
 1 rank x P threads (nt = P), `ser` is 1 rank x 1 thread per node (the hybrid decomposition on one
 thread: Chow & Hysom's SPMV-Serial). Runs are paired when they solve the same problem — the same
-parameters, ignoring a parameter named `mode` (which only selects the decomposition, as in the SPMV
-kernel) — on the same number of nodes. Computation and communication times are the sums of the
+parameters, ignoring a parameter named `mode` and any parameter a study sets per configuration (they
+say how the problem is run, e.g. SPMV's decomposition) — on the same number of nodes. Computation and communication times are the sums of the
 regions the kernel's profile lists in `region_groups` (md: force + neighbor; halo_exchange +
 migration + reduction), rank-averaged, per run; each role's time is the mean over its repeats, and
 the error of a ratio is propagated from the SEMs (relative errors in quadrature).
@@ -101,6 +101,7 @@ class RoleTimes:
     comm: Summary
     runs: list[dict[str, Any]] = field(repr=False)
     message_bytes: float | None = None
+    messages: float = 0.0  # point-to-point messages per run
 
     def describe(self) -> str:
         r = self.runs[0]
@@ -122,23 +123,26 @@ class Row:
     message_bytes: dict[str, float | None]
 
 
-def _problem_key(params: dict[str, Any]) -> str:
-    return json.dumps({k: v for k, v in params.items() if k not in IGNORED_PARAMS}, sort_keys=True)
+def _problem_key(params: dict[str, Any], ignored: set[str]) -> str:
+    return json.dumps({k: v for k, v in params.items() if k not in ignored}, sort_keys=True)
 
 
-def role_times(runs: list[dict[str, Any]], cores_per_node: int) -> dict[tuple[str, int, str], RoleTimes]:
+def role_times(runs: list[dict[str, Any]], cores_per_node: int,
+               ignored: set[str] = frozenset()) -> dict[tuple[str, int, str], RoleTimes]:
     """(problem, nodes, role) -> times over the repeats of the successful runs."""
+    ignored = set(ignored) | set(IGNORED_PARAMS)
     grouped: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
     for r in runs:
         who = role(r, cores_per_node)
         if who and r["status"] == "ok" and r["profile"]:
-            grouped.setdefault((_problem_key(r["params"]), r["nodes"], who), []).append(r)
+            grouped.setdefault((_problem_key(r["params"], ignored), r["nodes"], who), []).append(r)
     out = {}
     for key, rs in grouped.items():
         sizes = [m for m in (mean_message_bytes(r["profile"]) for r in rs) if m is not None]
         out[key] = RoleTimes(summarize([group_seconds(r["profile"], "computation") for r in rs]),
                              summarize([group_seconds(r["profile"], "communication") for r in rs]), rs,
-                             sum(sizes) / len(sizes) if sizes else None)
+                             sum(sizes) / len(sizes) if sizes else None,
+                             sum(r["profile"]["comm"]["p2p"]["messages"] for r in rs) / len(rs))
     return out
 
 
@@ -156,15 +160,27 @@ def _try(name: str, needs: list[tuple[str, RoleTimes | None]], compute, paired: 
     return value
 
 
-def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int) -> list[Row]:
-    """One row per (problem, node count) that has at least one role measured."""
-    times = role_times(runs, cores_per_node)
+def _communicating(times: RoleTimes, nodes: int) -> Summary:
+    """The communication time of a role that really sends messages (a lone hybrid rank sends none:
+    its 'communication' is timer noise, and the paper leaves those ratios out)."""
+    if times.messages == 0:
+        raise MissingRuns(f"the hyb run sends no messages on {nodes} node(s) (a single rank): e_ni and e_mp need "
+                          "two or more nodes, as in the paper")
+    return times.comm
+
+
+def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str] = frozenset()) -> list[Row]:
+    """One row per (problem, node count) that has at least one role measured; `ignored` parameters
+    (those a spec sets per configuration) do not distinguish problems."""
+    times = role_times(runs, cores_per_node, ignored)
     nt = cores_per_node
     rows = []
     smallest: dict[str, int] = {}
+    order: dict[str, int] = {}
     for problem, nodes, _ in times:
         smallest[problem] = min(nodes, smallest.get(problem, nodes))
-    for problem, nodes in sorted(dict.fromkeys((k[0], k[1]) for k in times), key=lambda k: (k[0], k[1])):
+        order.setdefault(problem, len(order))
+    for problem, nodes in sorted(dict.fromkeys((k[0], k[1]) for k in times), key=lambda k: (order[k[0]], k[1])):
         t = {who: times.get((problem, nodes, who)) for who in ROLES}
         paired: dict[str, str] = {}
         missing: dict[str, str] = {}
@@ -178,10 +194,10 @@ def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int) -> list[Row
         ni = None
         if nodes == smallest[problem]:
             ni = _try("e_ni", [(f"an mpi run ({label})", t["mpi"]), (f"a hyb run ({label})", t["hyb"])],
-                      lambda: e_ni(t["mpi"].comm, t["hyb"].comm), paired, missing)
+                      lambda: e_ni(t["mpi"].comm, _communicating(t["hyb"], nodes)), paired, missing)
         # e_mp(p/nt) = t_comm_hyb(p/nt) / t_comm_mpi(p): on the same nodes, the hybrid run has p/nt processes
         mp = _try("e_mp", [(f"a hyb run ({label})", t["hyb"]), (f"an mpi run ({label})", t["mpi"])],
-                  lambda: e_mp(t["hyb"].comm, t["mpi"].comm), paired, missing)
+                  lambda: e_mp(_communicating(t["hyb"], nodes), t["mpi"].comm), paired, missing)
         ratios = {who: rt.comm.mean / rt.comp.mean for who, rt in t.items() if rt and rt.comp.mean}
         rows.append(Row(json.loads(problem), nodes, nt, mt, cache, ni, mp, ratios, paired, missing,
                         {who: rt.message_bytes for who, rt in t.items() if rt}))

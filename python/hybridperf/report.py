@@ -151,7 +151,9 @@ def efficiency_table(rows: list[eff.Row]) -> Table:
     def v(x: eff.Value | None) -> str:
         return str(x) if x else "–"
 
-    body = [[problem(r.problem), str(r.nodes), str(r.nt), v(r.e_mt), v(r.e_cache), v(r.e_ni), v(r.e_mp),
+    varying = {k for k in {k for r in rows for k in r.problem} if len({str(r.problem.get(k)) for r in rows}) > 1}
+    show = lambda params: problem({k: v for k, v in params.items() if k in varying} if varying else params)
+    body = [[show(r.problem), str(r.nodes), str(r.nt), v(r.e_mt), v(r.e_cache), v(r.e_ni), v(r.e_mp),
              " / ".join(f"{r.comm_to_comp[who]:.2g}" if who in r.comm_to_comp else "–" for who in eff.ROLES)]
             for r in rows]
     return ("Chow & Hysom's efficiency parameters (e_mt, e_cache, e_ni > 1 and e_mp < 1 favour hybrid)",
@@ -168,10 +170,10 @@ def efficiency_rich(rows: list[eff.Row]) -> RichTable:
     return table
 
 
-def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int) -> str:
+def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str]) -> str:
     """The report's efficiency section, or nothing when the study lacks the mpi / hyb / ser runs."""
     try:
-        rows = eff.efficiency_rows(runs, cores_per_node)
+        rows = eff.efficiency_rows(runs, cores_per_node, ignored)
     except eff.MissingRuns:
         return ""
     if not any(r.e_mt or r.e_cache or r.e_ni or r.e_mp for r in rows):
@@ -240,7 +242,8 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
         for figure, table in SECTION_PARTS:
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(_html_table(table(s)))
-    parts.append(efficiency_html(runs, spec["cores_per_node"]))
+    ignored = {k for params in spec.get("configuration_params", {}).values() for k in params}
+    parts.append(efficiency_html(runs, spec["cores_per_node"], ignored))
     failed = failed_table(runs)
     if failed[2]:
         parts.append("<h2>Failures</h2>" + _html_table(failed))

@@ -66,6 +66,12 @@ class Study:
     slurm: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     wait_policy: str | None = None  # OMP_WAIT_POLICY for every run; None: the launcher's default
+    configuration_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per configuration
+
+    @property
+    def configuration_keys(self) -> set[str]:
+        """Parameters set per configuration: they say how a problem is run, not which problem it is."""
+        return {k for params in self.configuration_params.values() for k in params}
 
     def as_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -178,6 +184,7 @@ def parse(text: str, source: str = "<spec>", cores_per_node: Callable[[str], int
 def from_dict(d: dict[str, Any]) -> Study:
     """A Study back from Study.as_dict() (as stored with its results)."""
     tuples = {"zip", "configurations", "cores", "nodes"}
+    d = {k: v for k, v in d.items() if k in Study.__dataclass_fields__}
     return Study(**{k: (tuple(v) if k in tuples and v is not None else v) for k, v in d.items()})
 
 
@@ -226,7 +233,7 @@ def _validate(data: dict, ctx: _Context, cores_per_node: Callable[[str], int] | 
         raise ctx.error((), "cores_per_node is needed (the machine's core count is not known here)")
 
     params, zips = _validate_params(data, ctx, kernel)
-    configurations = _validate_configurations(data, ctx)
+    configurations, configuration_params = _validate_configurations(data, ctx, kernel)
     cores, nodes = _validate_scale(data, ctx, cpn)
     repeats = _positive_int(ctx, ("repeats",), data.get("repeats", 3), "repeats")
     oversubscribe = data.get("oversubscribe", False)
@@ -243,6 +250,7 @@ def _validate(data: dict, ctx: _Context, cores_per_node: Callable[[str], int] | 
         nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
         results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm,
         description=str(data.get("description", "")), wait_policy=wait_policy,
+        configuration_params=configuration_params,
     )
     _check_runs(study, ctx)
     return study
@@ -322,22 +330,47 @@ def _validate_params(data: dict, ctx: _Context, kernel: str) -> tuple[dict[str, 
     return params, tuple(zips)
 
 
-def _validate_configurations(data: dict, ctx: _Context) -> tuple[str, ...]:
+def _validate_configurations(data: dict, ctx: _Context, kernel: str) -> tuple[tuple[str, ...], dict[str, dict]]:
+    """Names, each optionally with kernel parameters of its own: `- hybrid-1: {mode: hybrid}`."""
     raw = data["configurations"]
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw:
         raise ctx.error(("configurations",), "configurations must be a non-empty list")
-    for i, name in enumerate(raw):
-        if str(name) not in NAMED_CONFIGURATIONS and not re.fullmatch(r"[1-9]\d*x[1-9]\d*", str(name)):
+    names, per_config = [], {}
+    table = {o["name"]: o for o in kernels.options(kernel)}
+    for i, entry in enumerate(raw):
+        params = {}
+        if isinstance(entry, dict):
+            if len(entry) != 1 or not isinstance(next(iter(entry.values())), dict):
+                raise ctx.error(("configurations", i), "a configuration with parameters is `NAME: {option: value}`")
+            entry, raw_params = next(iter(entry.items()))
+            for key, value in raw_params.items():
+                name = str(key).replace("_", "-")
+                if name in RESERVED_PARAMS or name not in table:
+                    raise ctx.error(("configurations", i), f"{kernel} has no settable option '{key}'"
+                                                           f"{_suggest(name, table)}")
+                _check_value(ctx, ("configurations", i), table[name], value)
+                params[name] = value
+        name = str(entry)
+        if name not in NAMED_CONFIGURATIONS and not re.fullmatch(r"[1-9]\d*x[1-9]\d*", name):
             raise ctx.error(
                 ("configurations", i),
                 f"unknown configuration '{name}': use {', '.join(NAMED_CONFIGURATIONS)} or RANKSxTHREADS per node "
-                f"(e.g. 4x2){_suggest(str(name), NAMED_CONFIGURATIONS)}",
+                f"(e.g. 4x2){_suggest(name, NAMED_CONFIGURATIONS)}",
             )
-    if len(set(map(str, raw))) != len(raw):
-        raise ctx.error(("configurations",), "a configuration is listed twice")
-    return tuple(map(str, raw))
+        if name in names:
+            raise ctx.error(("configurations", i), f"configuration {name} is listed twice")
+        names.append(name)
+        if params:
+            per_config[name] = params
+    swept = set(data.get("params") or {}) | {k for g in data.get("zip") or [] if isinstance(g, dict) for k in g}
+    for name, params in per_config.items():
+        clash = {k for k in params if k in swept or k.replace("-", "_") in swept}
+        if clash:
+            raise ctx.error(("configurations", names.index(name)),
+                            f"{', '.join(sorted(clash))} is set both by configuration {name} and by params")
+    return tuple(names), per_config
 
 
 def _validate_scale(data: dict, ctx: _Context, cpn: int) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
@@ -428,7 +461,8 @@ def expand(study: Study) -> list[RunPlan]:
         for params in _param_combinations(study):
             for config, _, n, r, t in points(study):
                 mode = classify(study.cores_per_node, r, t, n)
-                plan = RunPlan(study.name, study.kernel, params, (config,), n, r, t, mode, repeat)
+                run_params = {**params, **study.configuration_params.get(config, {})}
+                plan = RunPlan(study.name, study.kernel, run_params, (config,), n, r, t, mode, repeat)
                 if plan.key in plans:
                     old = plans[plan.key]
                     plan = RunPlan(**{**old.__dict__, "configurations": old.configurations + (config,)})
@@ -493,6 +527,6 @@ def _check_runs(study: Study, ctx: _Context) -> None:
         defaults = {o["name"]: o["default"] for o in kernels.options("md")}
         for params in _param_combinations(study):
             for config, scale, n, r, t in pts:
-                reason = _md_refusal(params, n * r, defaults)
+                reason = _md_refusal({**params, **study.configuration_params.get(config, {})}, n * r, defaults)
                 if reason:
                     raise ctx.error(("params",), f"{config} at {scale} {where[0]}: {reason}")

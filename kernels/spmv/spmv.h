@@ -1,0 +1,96 @@
+/* hybridperf-spmv: Chow & Hysom's sparse matrix-vector model program (seed-spec §E.4).
+ *
+ * A 27-point discretisation of a 3-D PDE on a regular, non-periodic grid, assembled in CSR and
+ * partitioned into equal bricks; each call is the paper's five steps: fill send buffers, post
+ * non-blocking sends, post non-blocking receives, wait, multiply the local part. Steps 1 and 5 are
+ * OpenMP loops; 2-4 are done by the master thread (master-only). Three modes, as in the paper:
+ *   mpi     one rank per core, brick n x n x n;
+ *   hybrid  one rank per node with nt threads, brick sized nt n^3 (2n x n x n, 2n x 2n x n, ...);
+ *   serial  the hybrid decomposition computed by one thread.
+ * All state is in the structs below. */
+#ifndef SPMV_H
+#define SPMV_H
+
+#include <stdint.h>
+
+#include "hp_args.h"
+#include "hp_comm.h"
+#include "hp_report.h"
+#include "hp_run.h"
+#include "hp_timer.h"
+
+#define SPMV_KERNEL "spmv"
+#define SPMV_PROGRAM "hybridperf-spmv"
+#define SPMV_MAX_ARGS 16
+#define SPMV_NEIGHBOURS 26
+
+typedef enum { MODE_MPI, MODE_HYBRID, MODE_SERIAL } spmv_mode;
+
+typedef struct {
+    int n, calls, node_threads, verify, no_timers;
+    int grid[3];
+    const char *mode_name, *coefficients, *profile;
+    spmv_mode mode;
+    int constant; /* --coefficients constant: 26 on the diagonal, -1 off it, x = 1 */
+} spmv_params;
+
+/* Where this rank's brick sits. Ranks are arranged hierarchically, like the paper's: a grid of nodes,
+ * and inside each node a grid of its ranks; a brick is n times a balanced factorisation of the
+ * threads it is sized for. */
+typedef struct {
+    int ranks, rank, ranks_per_node, nodes;
+    int node_grid[3], local_grid[3], rank_grid[3], coords[3];
+    int block[3];                   /* brick size in grid points */
+    long global[3];                 /* whole grid */
+    long offset[3];                 /* first global point of the brick */
+    int neighbour[SPMV_NEIGHBOURS]; /* rank in direction d, or -1 at the domain boundary */
+} spmv_grid;
+
+typedef struct {
+    long rows, nnz, ghosts;
+    int64_t *row_start; /* rows + 1 */
+    int32_t *col;       /* local column: < rows for owned points, rows + k for ghost k */
+    double *val;
+} spmv_matrix;
+
+typedef struct {
+    int count; /* neighbours that exist */
+    int rank[SPMV_NEIGHBOURS], dir[SPMV_NEIGHBOURS];
+    int send_points[SPMV_NEIGHBOURS];  /* points sent to, and received from, each neighbour */
+    int *send_index[SPMV_NEIGHBOURS];  /* local rows sent */
+    long recv_offset[SPMV_NEIGHBOURS]; /* first ghost slot of each neighbour's points */
+    double *sendbuf;
+    long send_total;
+} spmv_halo;
+
+/* params.c */
+int spmv_params_table(spmv_params *p, hp_arg *args);
+void spmv_params_resolve(spmv_params *p);
+extern const char *const spmv_usage, *const spmv_summary;
+
+/* grid.c */
+void spmv_factor3(int n, int f[3]);
+int spmv_grid_create(spmv_grid *g, const spmv_params *p, int ranks, int rank, int ranks_per_node, int threads,
+                     char *err, size_t errlen);
+void spmv_direction(int d, int off[3]);
+
+/* matrix.c */
+double spmv_coefficient(const spmv_params *p, long row, long col, int diagonal);
+double spmv_x(const spmv_params *p, long global_index);
+void spmv_assemble(const spmv_params *p, const spmv_grid *g, spmv_matrix *m, spmv_halo *h);
+void spmv_matrix_free(spmv_matrix *m);
+
+/* halo.c */
+void spmv_exchange(hp_comm *c, spmv_halo *h, double *x, long rows, MPI_Comm comm, hp_timers *t, int pack_id,
+                   int exchange_id);
+void spmv_halo_free(spmv_halo *h);
+
+/* product.c */
+void spmv_product(const spmv_matrix *m, const double *restrict x, double *restrict y);
+double spmv_bytes_per_product(const spmv_matrix *m);
+
+/* check.c */
+double spmv_analytic_error(const spmv_params *p, const spmv_grid *g, const double *y);
+double spmv_serial_error(hp_comm *c, const spmv_params *p, const spmv_grid *g, const double *y, MPI_Comm comm);
+
+#endif

@@ -15,6 +15,9 @@ void spmv_product(const spmv_matrix *m, const double *restrict x, double *restri
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < rows; i++) {
         double sum = 0.0;
+        /* A SIMD reduction: a single running sum would make each row a chain of ~27 dependent adds,
+         * latency-bound at about 60% of the memory bandwidth; partial sums in vector lanes are not. */
+#pragma omp simd reduction(+ : sum)
         for (int64_t k = start[i]; k < start[i + 1]; k++) sum += val[k] * x[col[k]];
         y[i] = sum;
     }

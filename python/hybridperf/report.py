@@ -119,6 +119,21 @@ def overhead_table(s: Section) -> Table:
             ["configuration", s.axis, "region", "seconds (min − min)", "% of hybrid region"], rows)
 
 
+def figures_table(s: Section) -> Table:
+    """Every figure of merit the kernel reports (mean of the repeats), so kernel-specific results —
+    CLOMP's per-variant speedups, SPMV's bandwidth — appear without kernel-specific code."""
+    names = list(dict.fromkeys(f["name"] for p in s.points for r in p.runs for f in r["profile"]["figures_of_merit"]
+                               if f["name"] != "loop_time"))
+    rows = []
+    for p in s.points:
+        row = [p.configuration, str(p.scale)]
+        for n in names:
+            row.append(_f(_mean(p, lambda prof, n=n: next((f["value"] for f in prof["figures_of_merit"]
+                                                           if f["name"] == n), None))))
+        rows.append(row)
+    return ("Figures of merit (mean of the repeats)", ["configuration", s.axis] + names, rows if names else [])
+
+
 def imbalance_table(s: Section) -> Table:
     names = [r for r in s.regions if r != "total"]
     rows = []
@@ -140,6 +155,7 @@ SECTION_PARTS: list[tuple[Callable[[Section], bytes | None] | None, Callable[[Se
     (plots.regions, regions_table),
     (plots.overheads, overhead_table),
     (plots.imbalance, imbalance_table),
+    (None, figures_table),
 ]
 
 

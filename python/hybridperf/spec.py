@@ -234,6 +234,11 @@ def _validate(data: dict, ctx: _Context, cores_per_node: Callable[[str], int] | 
 
     params, zips = _validate_params(data, ctx, kernel)
     configurations, configuration_params = _validate_configurations(data, ctx, kernel)
+    required = [o["name"] for o in kernels.options(kernel) if o.get("required")]
+    given = set(params) | {k for group in zips for k in group}
+    for name in required:
+        if name not in given and not all(name in configuration_params.get(c, {}) for c in configurations):
+            raise ctx.error(("params",), f"{kernel} needs '{name}': set it under params (see hybridperf-{kernel} --help)")
     cores, nodes = _validate_scale(data, ctx, cpn)
     repeats = _positive_int(ctx, ("repeats",), data.get("repeats", 3), "repeats")
     oversubscribe = data.get("oversubscribe", False)

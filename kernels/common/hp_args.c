@@ -1,6 +1,7 @@
 /* Table-driven option parsing; see hp_args.h. */
 #include "hp_args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -36,6 +37,9 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
+/* Options are named "--steps" in messages; positional ones by their bare name, "numParts". */
+static const char *dashes(const hp_arg *a) { return a->positional ? "" : "--"; }
+
 static int within_bound(const hp_arg *a, double v)
 {
     switch (a->min_rule) {
@@ -50,7 +54,7 @@ static int within_bound(const hp_arg *a, double v)
 
 static int bound_error(const hp_arg *a, const char *given, char *err, size_t errlen)
 {
-    return fail(err, errlen, "--%s must be %s %g, got %s", a->name,
+    return fail(err, errlen, "%s%s must be %s %g, got %s", dashes(a), a->name,
                 a->min_rule == HP_MIN_EXCLUSIVE ? ">" : ">=", a->min, given);
 }
 
@@ -70,7 +74,7 @@ static int parse_int_value(const hp_arg *a, const char *s, int *out, char *err, 
 {
     long v;
     if (parse_long(s, &v) || v < -2147483647L || v > 2147483647L)
-        return fail(err, errlen, "--%s needs an integer, got '%s'", a->name, s);
+        return fail(err, errlen, "%s%s needs an integer, got '%s'", dashes(a), a->name, s);
     if (!within_bound(a, (double)v)) return bound_error(a, s, err, errlen);
     *out = (int)v;
     return 0;
@@ -81,7 +85,7 @@ static int take_values(hp_arg *a, const char *inline_value, int argc, char **arg
 {
     int needed = a->type == HP_ARG_INT3 ? 3 : a->type == HP_ARG_FLAG ? 0 : 1;
     if (needed == 0) {
-        if (inline_value) return fail(err, errlen, "--%s takes no value", a->name);
+        if (inline_value) return fail(err, errlen, "%s%s takes no value", dashes(a), a->name);
         *(int *)a->value = 1;
         return 0;
     }
@@ -89,7 +93,8 @@ static int take_values(hp_arg *a, const char *inline_value, int argc, char **arg
     int have = 0;
     if (inline_value) vals[have++] = inline_value;
     while (have < needed && *i + 1 < argc) vals[have++] = argv[++*i];
-    if (have < needed) return fail(err, errlen, "--%s needs %d value%s", a->name, needed, needed > 1 ? "s" : "");
+    if (have < needed)
+        return fail(err, errlen, "%s%s needs %d value%s", dashes(a), a->name, needed, needed > 1 ? "s" : "");
     switch (a->type) {
     case HP_ARG_INT:
         return parse_int_value(a, vals[0], (int *)a->value, err, errlen);
@@ -99,22 +104,23 @@ static int take_values(hp_arg *a, const char *inline_value, int argc, char **arg
         return 0;
     case HP_ARG_REAL: {
         double v;
-        if (parse_double(vals[0], &v)) return fail(err, errlen, "--%s needs a number, got '%s'", a->name, vals[0]);
+        if (parse_double(vals[0], &v))
+            return fail(err, errlen, "%s%s needs a number, got '%s'", dashes(a), a->name, vals[0]);
         if (!within_bound(a, v)) return bound_error(a, vals[0], err, errlen);
         *(double *)a->value = v;
         return 0;
     }
     case HP_ARG_CHOICE:
         if (!is_choice(a->choices, vals[0]))
-            return fail(err, errlen, "--%s must be one of %s, got '%s'", a->name, a->choices, vals[0]);
+            return fail(err, errlen, "%s%s must be one of %s, got '%s'", dashes(a), a->name, a->choices, vals[0]);
         *(const char **)a->value = vals[0];
         return 0;
     case HP_ARG_PATH:
-        if (!*vals[0]) return fail(err, errlen, "--%s needs a non-empty path", a->name);
+        if (!*vals[0]) return fail(err, errlen, "%s%s needs a non-empty path", dashes(a), a->name);
         *(const char **)a->value = vals[0];
         return 0;
     default:
-        return fail(err, errlen, "--%s: unknown option type", a->name);
+        return fail(err, errlen, "%s%s: unknown option type", dashes(a), a->name);
     }
 }
 
@@ -132,12 +138,70 @@ hp_arg *hp_args_find(hp_arg *args, int nargs, const char *name)
     return NULL;
 }
 
+/* The k-th positional option of the table (k from 0), or NULL. */
+static hp_arg *positional_at(hp_arg *args, int nargs, int k)
+{
+    for (int i = 0; i < nargs; i++)
+        if (args[i].positional && k-- == 0) return &args[i];
+    return NULL;
+}
+
+/* Index of a among the positional options. */
+static int positional_index(const hp_arg *args, const hp_arg *a)
+{
+    int k = 0;
+    for (const hp_arg *p = args; p < a; p++) k += p->positional;
+    return k;
+}
+
+static int count_positional(const hp_arg *args, int nargs)
+{
+    int n = 0;
+    for (int i = 0; i < nargs; i++) n += args[i].positional;
+    return n;
+}
+
+/* A value rather than an option: no leading '-', or a negative number ("-1", "-0.5"). */
+static int is_bare_word(const char *word)
+{
+    if (word[0] != '-') return 1;
+    char *end;
+    strtod(word, &end);
+    return end != word && !*end && (isdigit((unsigned char)word[1]) || word[1] == '.');
+}
+
+static int missing_error(const hp_arg *args, int nargs, const hp_arg *a, char *err, size_t errlen)
+{
+    if (!a->positional) return fail(err, errlen, "missing required option --%s (see --help)", a->name);
+    int used = snprintf(err, errlen, "missing argument %s (expected %d positional arguments:", a->name,
+                        count_positional(args, nargs));
+    for (int k = 0; k < nargs && used > 0 && (size_t)used < errlen; k++)
+        if (args[k].positional) used += snprintf(err + used, errlen - (size_t)used, " %s", args[k].name);
+    if (used > 0 && (size_t)used < errlen) snprintf(err + used, errlen - (size_t)used, "; see --help)");
+    return -1;
+}
+
 int hp_args_parse(hp_arg *args, int nargs, int argc, char **argv, char *err, size_t errlen)
 {
+    int next_positional = 0; /* bare words seen so far */
     for (int i = 1; i < argc; i++) {
         const char *word = argv[i];
         hp_arg *a = NULL;
         const char *inline_value = NULL;
+        if (is_bare_word(word)) {
+            a = positional_at(args, nargs, next_positional++);
+            if (!a && count_positional(args, nargs) == 0)
+                return fail(err, errlen, "unexpected argument '%s' (options start with --; see --help)", word);
+            if (!a)
+                return fail(err, errlen,
+                            "unexpected argument '%s': all %d positional arguments are already given "
+                            "(see --help)",
+                            word, count_positional(args, nargs));
+            if (a->set) return fail(err, errlen, "%s given both as --%s and by position", a->name, a->name);
+            if (take_values(a, word, argc, argv, &i, err, errlen)) return -1;
+            a->set = 1;
+            continue;
+        }
         if (strncmp(word, "--", 2) == 0 && word[2]) {
             char name[64];
             const char *eq = strchr(word + 2, '=');
@@ -153,9 +217,14 @@ int hp_args_parse(hp_arg *args, int nargs, int argc, char **argv, char *err, siz
             return fail(err, errlen, "unexpected argument '%s' (options start with --; see --help)", word);
         }
         if (!a) return fail(err, errlen, "unknown option '%s' (see --help)", word);
+        if (a->set && a->positional && positional_index(args, a) < next_positional)
+            return fail(err, errlen, "%s given both by position and as --%s", a->name, a->name);
+        if (a->set && (a->positional || a->required)) return fail(err, errlen, "--%s given twice", a->name);
         if (take_values(a, inline_value, argc, argv, &i, err, errlen)) return -1;
         a->set = 1;
     }
+    for (int k = 0; k < nargs; k++)
+        if (args[k].required && !args[k].set) return missing_error(args, nargs, &args[k], err, errlen);
     return 0;
 }
 
@@ -195,22 +264,37 @@ static void format_value(const hp_arg *a, char *buf, size_t n)
     }
 }
 
+static void help_line(FILE *out, const hp_arg *a)
+{
+    char head[80], value[128];
+    if (a->positional)
+        snprintf(head, sizeof head, "%s", a->name);
+    else if (a->short_name)
+        snprintf(head, sizeof head, "-%c, --%s %s", a->short_name, a->name, a->metavar ? a->metavar : "");
+    else
+        snprintf(head, sizeof head, "    --%s %s", a->name, a->metavar ? a->metavar : "");
+    format_value(a, value, sizeof value);
+    fprintf(out, "  %-26s %s", head, a->help);
+    if (a->type == HP_ARG_CHOICE) fprintf(out, " (%s)", a->choices);
+    if (a->required)
+        fputs(" [required]", out);
+    else if (a->type != HP_ARG_FLAG)
+        fprintf(out, " [default: %s]", value);
+    fputc('\n', out);
+}
+
 void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_arg *args, int nargs)
 {
-    fprintf(out, "usage: %s\n\n%s\n\noptions:\n", usage, summary);
-    for (int k = 0; k < nargs; k++) {
-        const hp_arg *a = &args[k];
-        char head[80], value[128];
-        if (a->short_name)
-            snprintf(head, sizeof head, "-%c, --%s %s", a->short_name, a->name, a->metavar ? a->metavar : "");
-        else
-            snprintf(head, sizeof head, "    --%s %s", a->name, a->metavar ? a->metavar : "");
-        format_value(a, value, sizeof value);
-        fprintf(out, "  %-26s %s", head, a->help);
-        if (a->type == HP_ARG_CHOICE) fprintf(out, " (%s)", a->choices);
-        if (a->type != HP_ARG_FLAG) fprintf(out, " [default: %s]", value);
+    fprintf(out, "usage: %s\n\n%s\n\n", usage, summary);
+    if (count_positional(args, nargs)) {
+        fputs("arguments (in this order, or each as --NAME VALUE):\n", out);
+        for (int k = 0; k < nargs; k++)
+            if (args[k].positional) help_line(out, &args[k]);
         fputc('\n', out);
     }
+    fputs("options:\n", out);
+    for (int k = 0; k < nargs; k++)
+        if (!args[k].positional) help_line(out, &args[k]);
     static const char *const common[][2] = {
         {"-h, --help", "show this help and exit"},
         {"    --options", "print these options as JSON and exit"},
@@ -268,7 +352,10 @@ void hp_args_describe(FILE *out, const hp_arg *args, int nargs)
         hp_json_object_begin(&j, NULL);
         hp_json_string(&j, "name", a->name);
         hp_json_string(&j, "type", type_names[a->type]);
-        value_json(&j, "default", a);
+        if (a->required)
+            hp_json_null(&j, "default");
+        else
+            value_json(&j, "default", a);
         if (a->min_rule == HP_MIN_NONE)
             hp_json_null(&j, "min");
         else
@@ -276,6 +363,8 @@ void hp_args_describe(FILE *out, const hp_arg *args, int nargs)
         hp_json_bool(&j, "min_exclusive", a->min_rule == HP_MIN_EXCLUSIVE);
         hp_json_string(&j, "choices", a->choices);
         hp_json_string(&j, "help", a->help);
+        hp_json_bool(&j, "positional", a->positional);
+        hp_json_bool(&j, "required", a->required);
         hp_json_object_end(&j);
     }
     hp_json_array_end(&j);

@@ -4,7 +4,14 @@
  * with every default, the "parameters:" line printed at start-up, and the params section of the
  * profile. Declaring an option once keeps those four from drifting apart. Parsing is pure (no
  * MPI, no printing): every rank parses the same argv and reaches the same verdict, and the caller
- * decides who prints. */
+ * decides who prints.
+ *
+ * Some kernels mirror a classic program whose inputs are positional (CLOMP's seven numbers). Such
+ * an option is still a named option with the `positional` flag: the n-th bare word on the command
+ * line is the n-th positional option of the table, and `--name value` sets it too, because study
+ * specs and front ends only know names. Keeping one table entry per input, whatever the spelling,
+ * keeps --help, --options, the parameters line and the profile's params identical for both. A bare
+ * word that looks like a negative number ("-1") is a positional value, not a short option. */
 #ifndef HP_ARGS_H
 #define HP_ARGS_H
 
@@ -34,7 +41,9 @@ typedef struct {
     hp_min_rule min_rule; /* numeric types: lower bound on the value (every element of INT3) */
     double min;
     const char *choices;
-    int set; /* filled by the parser: 1 when given on the command line */
+    int positional; /* also given by position: the n-th bare word fills the n-th positional option */
+    int required;   /* must be given (by position or by name); it has no default */
+    int set;        /* filled by the parser: 1 when given on the command line */
 } hp_arg;
 
 /* The fields every option has; bounds and choices follow as designated initialisers:
@@ -42,17 +51,21 @@ typedef struct {
 #define HP_OPTION(name_, short_, type_, value_, metavar_, help_)                                                       \
     .name = (name_), .short_name = (short_), .type = (type_), .value = (value_), .metavar = (metavar_), .help = (help_)
 
-/* Parses argv[1..]; returns 0, or -1 with a one-line message in err. */
+/* Parses argv[1..]; returns 0, or -1 with a one-line message in err. A positional or required option
+ * given twice (by position and by name, or twice by name) is an error; other options keep the last
+ * value given. */
 int hp_args_parse(hp_arg *args, int nargs, int argc, char **argv, char *err, size_t errlen);
 /* True when argv holds --NAME (or -SHORT); used for --help/--version before MPI starts. */
 int hp_args_has(int argc, char **argv, const char *name, char short_name);
 hp_arg *hp_args_find(hp_arg *args, int nargs, const char *name);
 
+/* --help: positional options first ("arguments", in their order), then the others ("options"). */
 void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_arg *args, int nargs);
 /* "parameters: --steps 100 ..." with the options given on the command line marked by '*'. */
 void hp_args_print(FILE *out, const hp_arg *args, int nargs);
 /* The option table as JSON, for front ends that validate parameters before launching:
- * [{"name", "type": int|real|choice|path|flag|int3, "default", "min", "min_exclusive", "choices", "help"}]. */
+ * [{"name", "type": int|real|choice|path|flag|int3, "default" (null when required), "min", "min_exclusive",
+ *   "choices", "help", "positional", "required"}]. */
 void hp_args_describe(FILE *out, const hp_arg *args, int nargs);
 /* One JSON member per option (name without dashes, '-' turned into '_'); absent paths are null. */
 void hp_args_json(hp_json *j, const hp_arg *args, int nargs);

@@ -1,4 +1,6 @@
-/* Option parsing: values, bounds, choices, INT3, flags, and the one-line errors. */
+/* Option parsing: values, bounds, choices, INT3, flags, positional options, and the one-line errors. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -34,11 +36,106 @@ static const char *parse(opts *o, int argc, char **argv)
     return hp_args_parse(a, n, argc, argv, err, sizeof err) == 0 ? NULL : err;
 }
 
+/* A CLOMP-like table: two required positional integers (-1 allowed), one positional real, one option. */
+typedef struct {
+    int threads, parts, flag;
+    double scale;
+} pos_opts;
+
+static int pos_table(pos_opts *o, hp_arg *a)
+{
+    *o = (pos_opts){.threads = 0, .parts = 0, .scale = 1.0};
+    const hp_arg t[] = {
+        {HP_OPTION("numThreads", 0, HP_ARG_INT, &o->threads, "N", "threads"), .min_rule = HP_MIN_INCLUSIVE, .min = -1,
+         .positional = 1, .required = 1},
+        {HP_OPTION("numParts", 0, HP_ARG_INT, &o->parts, "N", "parts"), .min_rule = HP_MIN_INCLUSIVE, .min = 1,
+         .positional = 1, .required = 1},
+        {HP_OPTION("scale", 0, HP_ARG_REAL, &o->scale, "X", "scale"), .positional = 1},
+        {HP_OPTION("quiet", 'q', HP_ARG_FLAG, &o->flag, NULL, "flag")},
+    };
+    memcpy(a, t, sizeof t);
+    return (int)(sizeof t / sizeof *t);
+}
+
+static const char *pos_parse(pos_opts *o, int argc, char **argv)
+{
+    static char err[256];
+    hp_arg a[8];
+    int n = pos_table(o, a);
+    err[0] = '\0';
+    return hp_args_parse(a, n, argc, argv, err, sizeof err) == 0 ? NULL : err;
+}
+
+/* The text a describe or help call writes, in a static buffer. */
+static const char *captured(void (*write)(FILE *, const hp_arg *, int))
+{
+    static char text[8192];
+    pos_opts o;
+    hp_arg a[8];
+    int n = pos_table(&o, a);
+    FILE *f = tmpfile();
+    write(f, a, n);
+    rewind(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void help(FILE *f, const hp_arg *a, int n) { hp_args_help(f, "prog [options] numThreads numParts", "s", a, n); }
+
+static void test_positional(void)
+{
+    pos_opts o;
+    char *by_position[] = {"prog", "-1", "64", "--quiet", "2.5"};
+    CHECK(pos_parse(&o, 5, by_position) == NULL);
+    CHECK(o.threads == -1 && o.parts == 64 && o.scale == 2.5 && o.flag == 1);
+    char *by_name[] = {"prog", "--numParts", "16", "--numThreads=-1"};
+    CHECK(pos_parse(&o, 4, by_name) == NULL);
+    CHECK(o.threads == -1 && o.parts == 16 && o.scale == 1.0);
+    char *mixed[] = {"prog", "2", "--numParts", "8"};
+    CHECK(pos_parse(&o, 4, mixed) == NULL && o.threads == 2 && o.parts == 8);
+
+    char *missing[] = {"prog", "2"};
+    CHECK(
+        strcmp(pos_parse(&o, 2, missing),
+               "missing argument numParts (expected 3 positional arguments: numThreads numParts scale; see --help)") ==
+        0);
+    char *none[] = {"prog", "-q"};
+    CHECK(strstr(pos_parse(&o, 2, none), "missing argument numThreads") != NULL);
+    char *extra[] = {"prog", "2", "8", "1", "9"};
+    CHECK(strcmp(pos_parse(&o, 5, extra),
+                 "unexpected argument '9': all 3 positional arguments are already given (see --help)") == 0);
+    char *twice[] = {"prog", "2", "8", "--numThreads", "4"};
+    CHECK(strcmp(pos_parse(&o, 5, twice), "numThreads given both by position and as --numThreads") == 0);
+    char *twice_late[] = {"prog", "--numThreads", "4", "2", "8"};
+    CHECK(strcmp(pos_parse(&o, 5, twice_late), "numThreads given both as --numThreads and by position") == 0);
+    char *twice_named[] = {"prog", "--numParts", "4", "--numParts", "8", "1"};
+    CHECK(strcmp(pos_parse(&o, 6, twice_named), "--numParts given twice") == 0);
+    char *too_low[] = {"prog", "-2", "8"};
+    CHECK(strcmp(pos_parse(&o, 3, too_low), "numThreads must be >= -1, got -2") == 0);
+    char *not_int[] = {"prog", "2", "lots"};
+    CHECK(strcmp(pos_parse(&o, 3, not_int), "numParts needs an integer, got 'lots'") == 0);
+    char *named_not_int[] = {"prog", "--numParts", "1.5", "2"};
+    CHECK(strcmp(pos_parse(&o, 4, named_not_int), "numParts needs an integer, got '1.5'") == 0);
+
+    const char *described = captured(hp_args_describe);
+    CHECK(strstr(described, "\"name\": \"numThreads\"") != NULL);
+    CHECK(strstr(described, "\"default\": null") != NULL);
+    CHECK(strstr(described, "\"positional\": true") != NULL && strstr(described, "\"required\": true") != NULL);
+    const char *text = captured(help);
+    const char *arguments = strstr(text, "arguments (in this order, or each as --NAME VALUE):\n  numThreads");
+    const char *options = strstr(text, "options:\n  -q, --quiet");
+    CHECK(arguments != NULL && options != NULL && arguments < options);
+    CHECK(strstr(text, "threads [required]") != NULL && strstr(text, "scale [default: 1]") != NULL);
+}
+
 int main(void)
 {
+    test_positional();
     opts o;
-    char *good[] = {"prog", "-n", "7", "--dt=0.01", "--potential", "lj/sf", "--grid", "2", "1", "1", "--quiet",
-                    "--profile", "p.json"};
+    char *good[] = {"prog", "-n", "7", "--dt=0.01", "--potential", "lj/sf", "--grid",
+                    "2",    "1",  "1", "--quiet",   "--profile",   "p.json"};
     CHECK(parse(&o, 13, good) == NULL);
     CHECK(o.steps == 7 && o.dt == 0.01 && strcmp(o.pot, "lj/sf") == 0 && o.flag == 1);
     CHECK(o.grid[0] == 2 && o.grid[1] == 1 && o.grid[2] == 1 && strcmp(o.path, "p.json") == 0);

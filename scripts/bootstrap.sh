@@ -42,6 +42,16 @@ fi
 
 if [ "$with_test_peers" = 1 ]; then
   scripts/slurm-local.sh install
+  # Extra-P reads our JSON-Lines export in a test. It pins numpy < 2 and pulls a Qt GUI, so it gets a
+  # venv of its own, with only what its file readers import.
+  if [ ! -x .venv-extrap/bin/python ] || ! .venv-extrap/bin/python -c 'import extrap' 2>/dev/null; then
+    say "creating .venv-extrap (Extra-P, to check the export)"
+    python3 -m venv .venv-extrap
+    .venv-extrap/bin/pip install -q --upgrade pip
+    .venv-extrap/bin/pip install -q --no-deps 'extrap==4.2.*'
+    .venv-extrap/bin/pip install -q 'numpy<2' 'matplotlib<3.9' 'marshmallow>=3.7,<3.24' tqdm packaging \
+      scikit-learn pycubexr
+  fi
 fi
 
 if [ ! -x .venv/bin/hybridperf ] || [ pyproject.toml -nt .venv/.installed ]; then

@@ -16,7 +16,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hybridperf import __version__, affinity, cli_study, compare, kernels, machine, summary
+from hybridperf import __version__, affinity, cli_model, cli_study, compare, kernels, machine, summary
 from hybridperf.launch import FLAVORS, Configuration, LaunchError
 from hybridperf.runner import RunOutcome, default_profile_path, execute, prepare
 from hybridperf.ui import USER_ERRORS, console, errors, fail, state, user_error
@@ -193,6 +193,7 @@ app.command(name="study")(cli_study.study)
 app.command(name="report")(cli_study.report)
 app.command(name="efficiency")(cli_study.efficiency)
 app.add_typer(cli_study.results_app, name="results")
+app.add_typer(cli_model.model_app, name="model")
 
 
 def kernel_errors(stderr: str) -> str:

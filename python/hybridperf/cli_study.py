@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hybridperf import analysis, efficiency as eff, machine, report as reporting, spec
+from hybridperf import analysis, efficiency as eff, extrap_export, machine, report as reporting, spec
 from hybridperf.backends.local import LocalBackend
 from hybridperf.store import Store, export_csv
 from hybridperf.study import pending, run_study
@@ -106,15 +106,23 @@ def report(
 @results_app.command("export")
 def export(
     results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
-    csv: Annotated[Path, typer.Option("--csv", help="CSV file to write: one row per run, flat columns.")],
+    csv: Annotated[Optional[Path], typer.Option("--csv", help="CSV file: one row per run, flat columns.")] = None,
+    extrap: Annotated[Optional[Path], typer.Option("--extrap", help="Extra-P JSON-Lines file: one measurement "
+                                                                    "per line, parameters ranks, threads and "
+                                                                    "the numeric kernel parameters.")] = None,
     study_name: Annotated[Optional[str], typer.Option("--study", help="Only this study.")] = None,
 ) -> None:
-    """Export the stored runs as one flat table (configuration, params, figures, regions, communication)."""
+    """Export the stored runs: a flat CSV table, and/or Extra-P's JSON-Lines input."""
+    if csv is None and extrap is None:
+        fail("say what to write: --csv FILE and/or --extrap FILE")
     if not (results_dir / "results.db").exists():
         fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
     with Store(results_dir) as store:
-        count = export_csv(store.runs(study_name), csv)
-    console.print(f"{count} runs written to {csv}")
+        runs = store.runs(study_name)
+    if csv:
+        console.print(f"{export_csv(runs, csv)} runs written to {csv}")
+    if extrap:
+        console.print(f"{extrap_export.write(runs, extrap)} measurements written to {extrap}")
 
 
 def efficiency(

@@ -1,0 +1,160 @@
+/* hybridperf-ompbench: shared state of the EPCC-style OpenMP overhead benchmarks.
+ *
+ * EPCC's method (Bull, EPCC OpenMP micro-benchmarks v4) prices a construct by running it around a
+ * calibrated delay many times ("inner repetitions", chosen so one sample lasts a target time),
+ * taking several such samples ("outer repetitions"), and subtracting the time of the same delays
+ * run without the construct (the reference). This kernel keeps that method and its construct set,
+ * runs it on every MPI rank at once (so overheads can be measured with several ranks per node), and
+ * reports each overhead with a 95% confidence interval, in microseconds and in core cycles.
+ *
+ * A construct is a pair of functions, test and reference, each running `reps` inner repetitions;
+ * everything they need travels in one omb_work struct. All other state is in the structs below. */
+#ifndef OMPBENCH_H
+#define OMPBENCH_H
+
+#include <omp.h>
+#include <stdio.h>
+
+#include "hp_args.h"
+#include "hp_comm.h"
+#include "hp_json.h"
+#include "hp_report.h"
+#include "hp_run.h"
+#include "hp_timer.h"
+
+#define OMB_KERNEL "ompbench"
+#define OMB_PROGRAM "hybridperf-ompbench"
+#define OMB_MAX_ARGS 16
+#define OMB_MAX_CHUNKS 32
+#define OMB_MAX_ITEMS 128 /* 13 sync + 2 self-test + 1 + 3 x 32 schedule measurements, with room */
+#define OMB_NAME_LEN 32
+
+/* What a test or reference body needs; read-only while it runs except the lock. */
+typedef struct {
+    long delay_length;    /* iterations of the delay loop for one delay */
+    int threads;          /* OpenMP threads of this rank */
+    int iters_per_thread; /* schedule group: loop iterations per thread */
+    int chunk;            /* schedule group: chunk size of the current measurement */
+    double extra_delay_s; /* KNOWN_DELAY: seconds of spinning added per repetition */
+    omp_lock_t lock;      /* LOCK_* constructs */
+} omb_work;
+
+/* Runs `reps` inner repetitions of a test or of a reference. */
+typedef void (*omb_body)(omb_work *w, long reps);
+
+typedef struct {
+    const char *name;     /* EPCC's name: "PARALLEL_FOR" */
+    const char *group;    /* "sync", "sched" or "selftest" */
+    omb_body test;        /* the construct around the delay */
+    omb_body reference;   /* the same work without the construct */
+    const char *ref_name; /* "delay", "atomic", "reduction", "schedule" */
+    int split;            /* reps are shared among the threads: calibrated in multiples of the thread count */
+    int chunked;          /* schedule families measured once per chunk size */
+    const char *what;     /* one line for the docs and the profile */
+} omb_construct;
+
+/* sync.c, sched.c, selftest.c: the construct tables */
+extern const omb_construct omb_sync_constructs[];
+extern const int omb_sync_count;
+extern const omb_construct omb_sched_constructs[];
+extern const int omb_sched_count;
+extern const omb_construct omb_selftest_constructs[];
+extern const int omb_selftest_count;
+/* The delay alone, reps times: the reference of most constructs (sync.c). */
+void omb_reference_delay(omb_work *w, long reps);
+
+/* One measurement to make: a construct, with a chunk size for the schedule families (0: none). */
+typedef struct {
+    const omb_construct *construct;
+    int chunk;
+    char name[OMB_NAME_LEN]; /* "DYNAMIC_16" */
+} omb_item;
+
+typedef struct {
+    const char *bench, *constructs, *chunks, *profile;
+    double test_time_us, delay_time_us, extra_delay_us, ref_sd_tol;
+    int delay_length, outer_reps, iters_per_thread;
+    /* filled by omb_params_validate: */
+    int chunk[OMB_MAX_CHUNKS];
+    int nchunks, chunks_pow2;
+    const omb_construct *selected[OMB_MAX_ITEMS];
+    int nselected;
+} omb_params;
+
+/* params.c: the option table (defaults = EPCC v4's) and the list of measurements it selects */
+int omb_params_table(omb_params *p, hp_arg *args);
+int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
+/* Expands the selection into items for this thread count; returns the count. */
+int omb_select(const omb_params *p, int threads, omb_item *items);
+extern const char *const omb_usage, *const omb_summary;
+
+/* delay.c: work the compiler cannot remove, and its calibration */
+void omb_delay(long iterations);
+void omb_keep(double value); /* makes a result observable, so the loop computing it stays */
+/* Iterations whose call lasts `seconds`; *measured gets the time one call then takes. */
+long omb_delay_length(double seconds, double *measured);
+double omb_delay_seconds(long iterations); /* time of one call, least of 9 timings */
+
+/* clock.c: the core clock rate, measured; 0 when this CPU has no measurement */
+double omb_clock_hz(void);
+extern const char *const omb_clock_method;
+
+/* samples.c: statistics of the outer repetitions */
+typedef struct {
+    double mean, sd, median, min, max;
+    int outliers; /* samples more than 3 sd from the mean (EPCC's count) */
+} omb_stats;
+void omb_summarise(const double *x, int n, omb_stats *s); /* sorts a copy; x is untouched */
+/* Two-sided Student t quantile: level 0.95 or 0.999, df >= 1. */
+double omb_t_quantile(double level, int df);
+
+/* measure.c: EPCC's method on one rank (no MPI) */
+typedef struct {
+    omb_item item;
+    long reps, ref_reps; /* inner repetitions of test and reference */
+    int outer;
+    omb_stats test, ref, diff; /* microseconds per inner repetition; diff = paired test - reference */
+    double overhead_us, ci95_us, ci999_us, median_overhead_us, epcc_pm_us;
+    double seconds; /* wall time spent measuring, calibration included */
+    hp_stat across; /* overhead across ranks (filled by main.c) */
+} omb_result;
+/* Inner repetitions that make one sample last at least target_us; -1 when the work vanished
+ * (the compiler removed it). */
+long omb_calibrate(omb_body body, omb_work *w, double target_us, int multiple);
+/* Outer repetitions of test and reference, alternated, with reps and ref_reps already set in r. */
+void omb_measure(const omb_construct *c, omb_work *w, int outer, omb_result *r, double *scratch);
+
+/* report.c: checks, terminal output and the profile */
+typedef struct {
+    omb_params p;
+    hp_arg args[OMB_MAX_ARGS];
+    int nargs;
+    int rank, nranks, threads, cpus_online;
+    double oversubscription; /* ranks per node x threads / CPUs online */
+    const char *wait_policy;
+    omb_item items[OMB_MAX_ITEMS];
+    int nitems;
+    omb_result results[OMB_MAX_ITEMS];
+    int nresults;
+    omb_work work;
+    double clock_hz, delay_measured_s;
+    hp_comm comm;
+    hp_timers timers;
+} omb_bench;
+
+enum { R_CALIBRATION, R_SYNC, R_SCHED, R_SELFTEST, R_TOTAL };
+enum { OMB_MAX_CHECKS = 4 };
+typedef struct {
+    hp_check checks[OMB_MAX_CHECKS];
+    int nchecks;
+    hp_region_stat regions[HP_MAX_REGIONS];
+    int nregions;
+    hp_comm_stat comm[HP_NCLASSES];
+    hp_stat clock_hz, delay_us;
+} omb_results;
+void omb_print_result(const omb_bench *b, const omb_result *r);
+void omb_collect_results(omb_bench *b, omb_results *out); /* collective */
+void omb_print_summary(const omb_bench *b, const omb_results *r);
+int omb_write_profile(const omb_bench *b, const hp_run *run, const omb_results *r, char *err, size_t errlen);
+
+#endif

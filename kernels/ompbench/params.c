@@ -1,0 +1,196 @@
+/* Options of hybridperf-ompbench and the list of measurements they select.
+ *
+ * The defaults are EPCC v4's: 1000 us target per sample, a 0.1 us delay, 20 outer repetitions,
+ * 1024 iterations per thread and power-of-two chunk sizes for the schedules. A group (--bench)
+ * or an explicit list (--constructs) chooses what runs; both are checked here, before MPI work
+ * starts, so a typo costs one clear line rather than a half-finished run. Lists are plain
+ * comma-separated strings, because the option table has no list type. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ompbench.h"
+
+int omb_params_table(omb_params *p, hp_arg *args)
+{
+    *p = (omb_params){.bench = "sync",
+                      .chunks = "pow2",
+                      .test_time_us = 1000.0,
+                      .delay_time_us = 0.1,
+                      .extra_delay_us = 1.0,
+                      .ref_sd_tol = 0.1,
+                      .outer_reps = 20,
+                      .iters_per_thread = 1024};
+    const hp_arg table[] = {
+        {HP_OPTION("bench", 'b', HP_ARG_CHOICE, &p->bench, "GROUP",
+                   "what to measure: sync (EPCC syncbench), sched (schedbench), all (both), selftest (EMPTY "
+                   "and KNOWN_DELAY, the method's own checks)"),
+         .choices = "sync|sched|all|selftest"},
+        {HP_OPTION("constructs", 'c', HP_ARG_PATH, &p->constructs, "LIST",
+                   "comma-separated constructs instead of a group, e.g. PARALLEL,BARRIER,DYNAMIC (names in "
+                   "docs/ompbench.md; STATICN, DYNAMIC and GUIDED run once per chunk size)")},
+        {HP_OPTION("test-time", 't', HP_ARG_REAL, &p->test_time_us, "US",
+                   "target duration of one timed sample, microseconds (EPCC --test-time)"),
+         .min_rule = HP_MIN_EXCLUSIVE},
+        {HP_OPTION("delay-time", 0, HP_ARG_REAL, &p->delay_time_us, "US",
+                   "duration of the delay each construct wraps, microseconds (EPCC --delay-time)"),
+         .min_rule = HP_MIN_EXCLUSIVE},
+        {HP_OPTION("delay-length", 0, HP_ARG_INT, &p->delay_length, "N",
+                   "iterations of the delay loop, instead of calibrating them from --delay-time (0: calibrate)"),
+         .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("outer-reps", 'r', HP_ARG_INT, &p->outer_reps, "N",
+                   "timed samples of each construct and of its reference (EPCC --outer-repetitions)"),
+         .min_rule = HP_MIN_INCLUSIVE, .min = 2},
+        {HP_OPTION("iters-per-thread", 0, HP_ARG_INT, &p->iters_per_thread, "N",
+                   "schedules: loop iterations per thread"),
+         .min_rule = HP_MIN_INCLUSIVE, .min = 1},
+        {HP_OPTION("chunks", 0, HP_ARG_PATH, &p->chunks, "LIST",
+                   "schedules: chunk sizes, comma-separated, or pow2 = 1, 2, 4, ... up to --iters-per-thread "
+                   "(guided: up to --iters-per-thread / threads)")},
+        {HP_OPTION("test-extra-delay-us", 0, HP_ARG_REAL, &p->extra_delay_us, "US",
+                   "KNOWN_DELAY self-test: spinning added per repetition, microseconds"),
+         .min_rule = HP_MIN_EXCLUSIVE},
+        {HP_OPTION("ref-sd-tol", 0, HP_ARG_REAL, &p->ref_sd_tol, "X",
+                   "largest accepted standard deviation of a reference's samples relative to their mean (a "
+                   "check: larger means the machine is too noisy to trust the overheads)"),
+         .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
+    };
+    const int n = (int)(sizeof table / sizeof *table);
+    memcpy(args, table, sizeof table);
+    return n;
+}
+
+static const omb_construct *find_construct(const char *name, size_t len)
+{
+    const omb_construct *tables[] = {omb_sync_constructs, omb_sched_constructs, omb_selftest_constructs};
+    const int counts[] = {omb_sync_count, omb_sched_count, omb_selftest_count};
+    for (int t = 0; t < 3; t++)
+        for (int k = 0; k < counts[t]; k++)
+            if (strlen(tables[t][k].name) == len && strncasecmp(tables[t][k].name, name, len) == 0)
+                return &tables[t][k];
+    return NULL;
+}
+
+static void add_group(omb_params *p, const omb_construct *table, int count)
+{
+    for (int k = 0; k < count; k++) p->selected[p->nselected++] = &table[k];
+}
+
+static int parse_constructs(omb_params *p, char *err, size_t errlen)
+{
+    for (const char *s = p->constructs; *s;) {
+        const char *comma = strchr(s, ',');
+        const size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        const omb_construct *c = find_construct(s, len);
+        if (!c) {
+            snprintf(err, errlen,
+                     "--constructs: unknown construct '%.*s' (known: PARALLEL, FOR, PARALLEL_FOR, BARRIER, "
+                     "BARRIER_VAR, SINGLE, CRITICAL, LOCK_CONTENDED, LOCK_UNCONTENDED, ORDERED, ATOMIC, "
+                     "ATOMIC_SEQCST, REDUCTION, STATIC, STATICN, DYNAMIC, GUIDED, EMPTY, KNOWN_DELAY)",
+                     (int)len, s);
+            return -1;
+        }
+        for (int k = 0; k < p->nselected; k++)
+            if (p->selected[k] == c) {
+                snprintf(err, errlen, "--constructs: %s is listed twice", c->name);
+                return -1;
+            }
+        p->selected[p->nselected++] = c;
+        s = comma ? comma + 1 : s + len;
+    }
+    return 0;
+}
+
+static int parse_chunks(omb_params *p, char *err, size_t errlen)
+{
+    p->nchunks = 0;
+    p->chunks_pow2 = strcmp(p->chunks, "pow2") == 0;
+    if (p->chunks_pow2) {
+        for (int c = 1; c <= p->iters_per_thread; c *= 2) p->chunk[p->nchunks++] = c;
+        return 0;
+    }
+    for (const char *s = p->chunks; *s;) {
+        char *end;
+        const long v = strtol(s, &end, 10);
+        if (end == s || (*end && *end != ',') || v < 1) {
+            snprintf(err, errlen, "--chunks must be pow2 or comma-separated whole numbers >= 1, got '%s'", p->chunks);
+            return -1;
+        }
+        if (v > p->iters_per_thread) {
+            snprintf(err, errlen, "--chunks: %ld exceeds --iters-per-thread %d", v, p->iters_per_thread);
+            return -1;
+        }
+        if (p->nchunks == OMB_MAX_CHUNKS) {
+            snprintf(err, errlen, "--chunks: at most %d chunk sizes", OMB_MAX_CHUNKS);
+            return -1;
+        }
+        for (int k = 0; k < p->nchunks; k++)
+            if (p->chunk[k] == v) {
+                snprintf(err, errlen, "--chunks: %ld is listed twice", v);
+                return -1;
+            }
+        p->chunk[p->nchunks++] = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    const hp_arg *bench = NULL, *delay_time = NULL, *delay_length = NULL;
+    for (int k = 0; k < nargs; k++) {
+        if (strcmp(args[k].name, "bench") == 0) bench = &args[k];
+        if (strcmp(args[k].name, "delay-time") == 0) delay_time = &args[k];
+        if (strcmp(args[k].name, "delay-length") == 0) delay_length = &args[k];
+    }
+    if (p->constructs && bench->set) {
+        snprintf(err, errlen, "--bench and --constructs both given; --constructs replaces the group, give one");
+        return -1;
+    }
+    if (delay_time->set && delay_length->set && p->delay_length > 0) {
+        snprintf(err, errlen, "--delay-time and --delay-length both given; the length fixes the delay, give one");
+        return -1;
+    }
+    if (parse_chunks(p, err, errlen)) return -1;
+    p->nselected = 0;
+    if (p->constructs) return parse_constructs(p, err, errlen);
+    if (strcmp(p->bench, "sync") == 0 || strcmp(p->bench, "all") == 0)
+        add_group(p, omb_sync_constructs, omb_sync_count);
+    if (strcmp(p->bench, "sched") == 0 || strcmp(p->bench, "all") == 0)
+        add_group(p, omb_sched_constructs, omb_sched_count);
+    if (strcmp(p->bench, "selftest") == 0) add_group(p, omb_selftest_constructs, omb_selftest_count);
+    return 0;
+}
+
+int omb_select(const omb_params *p, int threads, omb_item *items)
+{
+    int n = 0;
+    for (int k = 0; k < p->nselected; k++) {
+        const omb_construct *c = p->selected[k];
+        if (!c->chunked) {
+            items[n] = (omb_item){.construct = c};
+            snprintf(items[n].name, OMB_NAME_LEN, "%s", c->name);
+            n++;
+            continue;
+        }
+        const char *family = strcmp(c->name, "STATICN") == 0 ? "STATIC" : c->name;
+        const int guided_limit = p->chunks_pow2 && strcmp(c->name, "GUIDED") == 0;
+        for (int i = 0; i < p->nchunks; i++) {
+            if (guided_limit && p->chunk[i] > p->iters_per_thread / threads) continue;
+            items[n] = (omb_item){.construct = c, .chunk = p->chunk[i]};
+            snprintf(items[n].name, OMB_NAME_LEN, "%s_%d", family, p->chunk[i]);
+            n++;
+        }
+    }
+    return n;
+}
+
+const char *const omb_usage = "mpirun [MPI options] hybridperf-ompbench [options]";
+const char *const omb_summary =
+    "EPCC-style OpenMP overheads: synchronisation constructs (parallel, for, barrier, single, critical,\n"
+    "locks, ordered, atomic, reduction) and loop schedules (static, dynamic, guided x chunk sizes),\n"
+    "each timed around a calibrated delay against a reference without the construct, with a 95%\n"
+    "confidence interval, in microseconds and core cycles. Every MPI rank measures with its own\n"
+    "threads at the same time; rank 0 reports. OMP_NUM_THREADS sets threads per rank.\n"
+    "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.";

@@ -1,0 +1,260 @@
+"""hybridperf-ompbench: the EPCC method checked against constructs whose overheads are known, the
+statistics recomputed from the profile, the selection of constructs and chunk sizes, several ranks,
+8x oversubscription, and bad input.
+
+Overheads of real constructs depend on the machine and its load, so they are never asserted; what is
+asserted is what the method must get right whatever the machine: an empty construct costs nothing
+(within its interval), an added delay of known length is measured back, and every number in the
+profile is consistent with the samples it comes from.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import CORES, KernelRun
+from hybridperf import kernels, profile, runner, spec
+from hybridperf.launch import Configuration
+
+SYNC = ["PARALLEL", "FOR", "PARALLEL_FOR", "BARRIER", "BARRIER_VAR", "SINGLE", "CRITICAL", "LOCK_CONTENDED",
+        "LOCK_UNCONTENDED", "ORDERED", "ATOMIC", "ATOMIC_SEQCST", "REDUCTION"]
+SPLIT = {"CRITICAL", "LOCK_CONTENDED", "ATOMIC", "ATOMIC_SEQCST"}  # repetitions shared among threads
+T95 = {4: 2.776, 19: 2.093, 40: 2.0211}  # two-sided Student t quantiles, from tables
+T999 = {4: 8.610, 19: 3.883, 40: 3.551}
+QUIET = ["--ref-sd-tol", "1e6"]  # test machines are shared: a preempted sample must not fail the run
+
+REPO = Path(__file__).resolve().parents[1]
+_counter = itertools.count()
+
+
+def run_ompbench_in(tmp: Path, ranks: int = 1, threads: int = 1, args: list[str] | tuple[str, ...] = (),
+                    wait_policy: str | None = None) -> KernelRun:
+    path = tmp / f"ompbench-{ranks}x{threads}-{next(_counter)}.json"
+    config = Configuration(1, ranks, threads, CORES, oversubscribe=True, wait_policy=wait_policy)
+    launch = runner.prepare("ompbench", config, [str(a) for a in args], path)
+    proc = subprocess.run(launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True,
+                          timeout=600)
+    loaded = profile.load(path) if path.exists() else None
+    return KernelRun(proc.returncode, proc.stdout, proc.stderr, loaded, path)
+
+
+@pytest.fixture(scope="module")
+def binary() -> Path:
+    try:
+        return kernels.kernel_path("ompbench")
+    except kernels.KernelNotFound as err:
+        pytest.fail(f"{err} (run `make test`, which builds it)")
+
+
+def constructs(run: KernelRun) -> dict[str, dict]:
+    assert run.profile is not None, run.stderr
+    return {c["name"]: c for c in run.profile["ompbench"]["constructs"]}
+
+
+# ---------------------------------------------------------------- the method's self-tests
+
+
+@pytest.fixture(scope="module")
+def selftest(binary, tmp_path_factory) -> KernelRun:
+    run = run_ompbench_in(tmp_path_factory.mktemp("selftest"), 1, 1,
+                          ["--bench", "selftest", "--test-time", "500", "--test-extra-delay-us", "2", *QUIET])
+    assert run.returncode in (0, 3), run.stderr
+    return run
+
+
+def test_empty_construct_costs_nothing_within_its_interval(selftest):
+    empty = constructs(selftest)["EMPTY"]
+    assert abs(empty["overhead_us"]) <= empty["ci999_us"], empty
+    assert 0 < empty["ci95_us"] < empty["ci999_us"] < math.inf
+    check = selftest.profile["checks"]["empty_overhead"]
+    assert check["pass"] and check["expected"] == 0 and check["tolerance"] == empty["ci999_us"]
+
+
+def test_known_delay_is_measured_back_within_10_percent(selftest):
+    known = constructs(selftest)["KNOWN_DELAY"]
+    # The median of the paired differences: a sample preempted by another job cannot move it.
+    assert known["difference_us"]["median"] == pytest.approx(2.0, rel=0.10), known
+    check = selftest.profile["checks"]["known_delay"]
+    assert check["pass"] and check["expected"] == 2.0 and check["tolerance"] == pytest.approx(0.2)
+    assert check["value"] == known["difference_us"]["median"]
+
+
+def test_selftest_statistics_follow_from_the_samples(selftest):
+    for c in constructs(selftest).values():
+        assert c["outer_reps"] == 20
+        sem = c["difference_us"]["sd"] / math.sqrt(20)
+        assert c["ci95_us"] == pytest.approx(T95[19] * sem, rel=1e-3)
+        assert c["ci999_us"] == pytest.approx(T999[19] * sem, rel=1e-3)
+        assert c["overhead_us"] == pytest.approx(c["test_us"]["mean"] - c["reference_us"]["mean"], abs=1e-9)
+        assert c["overhead_us"] == pytest.approx(c["difference_us"]["mean"], abs=1e-12)
+
+
+# ---------------------------------------------------------------- the groups
+
+
+def test_sync_group_profile(binary, tmp_path):
+    run = run_ompbench_in(tmp_path, 1, 2, ["--test-time", "100", "--outer-reps", "5", *QUIET])
+    assert run.returncode == 0, run.stderr
+    p = run.profile
+    table = constructs(run)
+    assert list(table) == SYNC
+    omb = p["ompbench"]
+    assert omb["threads"] == 2 and omb["ranks"] == 1 and omb["outer_reps"] == 5
+    assert omb["target_test_time_us"] == 100
+    hz = omb["clock"]["hz"]
+    assert 0.2e9 < hz < 10e9
+    delay = omb["delay"]
+    assert delay["requested_us"] == 0.1 and delay["length"] > 0
+    assert p["checks"]["delay_calibration"]["pass"]
+    figures = {f["name"]: f for f in p["figures_of_merit"]}
+    for name, c in table.items():
+        assert c["group"] == "sync" and c["chunk"] is None
+        assert c["inner_reps"] >= 1 and c["reference_inner_reps"] >= 1
+        if name in SPLIT:
+            assert c["inner_reps"] % 2 == 0, name  # shared among 2 threads
+        assert c["overhead_us"] == pytest.approx(c["test_us"]["mean"] - c["reference_us"]["mean"], abs=1e-9)
+        assert c["median_overhead_us"] == pytest.approx(c["test_us"]["median"] - c["reference_us"]["median"])
+        assert c["epcc_pm_us"] == pytest.approx(1.96 * (c["test_us"]["sd"] + c["reference_us"]["sd"]))
+        assert c["ci95_us"] == pytest.approx(T95[4] * c["difference_us"]["sd"] / math.sqrt(5), rel=1e-3)
+        assert c["overhead_cycles"] == pytest.approx(c["overhead_us"] * 1e-6 * hz)
+        assert figures[f"overhead.{name}"]["value"] == c["overhead_across_ranks_us"]["avg"]
+        stats = c["test_us"]
+        assert stats["min"] <= stats["median"] <= stats["max"] and stats["min"] <= stats["mean"] <= stats["max"]
+        if c["reference"] == "delay":
+            # The delay survived the optimiser: each reference repetition costs one delay.
+            assert c["reference_us"]["median"] == pytest.approx(delay["measured_us"], rel=0.5), name
+    assert figures["loop_time"]["unit"] == "s" and "total" in p["regions"]
+    perf = [line for line in run.stdout.splitlines() if line.startswith("PERF kernel=ompbench")]
+    assert len(perf) == 1 and "threads=2" in perf[0] and "BARRIER_us=" in perf[0]
+    assert "BARRIER overhead = " in run.stdout
+
+
+def test_schedule_families_and_chunk_sizes(binary, tmp_path):
+    run = run_ompbench_in(tmp_path, 1, 2, ["--constructs", "GUIDED,STATICN,STATIC", "--iters-per-thread", "8",
+                                           "--test-time", "100", "--outer-reps", "3", *QUIET])
+    assert run.returncode == 0, run.stderr
+    table = constructs(run)
+    # pow2 chunks: up to iters-per-thread, for guided up to iters-per-thread / threads (EPCC's rule)
+    assert list(table) == ["GUIDED_1", "GUIDED_2", "GUIDED_4", "STATIC_1", "STATIC_2", "STATIC_4", "STATIC_8",
+                           "STATIC"]
+    assert table["GUIDED_4"]["chunk"] == 4 and table["GUIDED_4"]["construct"] == "GUIDED"
+    assert table["STATIC"]["chunk"] is None and table["STATIC"]["reference"] == "schedule"
+
+    run = run_ompbench_in(tmp_path, 1, 2, ["--bench", "sched", "--chunks", "1,8", "--iters-per-thread", "16",
+                                           "--test-time", "100", "--outer-reps", "3", *QUIET])
+    assert run.returncode == 0, run.stderr
+    assert list(constructs(run)) == ["STATIC", "STATIC_1", "STATIC_8", "DYNAMIC_1", "DYNAMIC_8", "GUIDED_1",
+                                     "GUIDED_8"]
+    # The schedule reference is iters-per-thread delays: 16 x 0.1 us.
+    reference = constructs(run)["STATIC"]["reference_us"]["median"]
+    assert reference == pytest.approx(16 * run.profile["ompbench"]["delay"]["measured_us"], rel=0.5)
+
+
+def test_two_ranks_measure_together(binary, tmp_path):
+    run = run_ompbench_in(tmp_path, 2, 1, ["--constructs", "PARALLEL,BARRIER", "--test-time", "100",
+                                           "--outer-reps", "41", *QUIET])
+    assert run.returncode == 0, run.stderr
+    assert run.profile["run"]["ranks"] == 2 and run.profile["ompbench"]["ranks"] == 2
+    for c in constructs(run).values():
+        across = c["overhead_across_ranks_us"]
+        assert across["min"] <= c["overhead_us"] <= across["max"]
+        assert across["min"] <= across["avg"] <= across["max"] and {across["min_rank"], across["max_rank"]} <= {0, 1}
+        sem = c["difference_us"]["sd"] / math.sqrt(41)
+        assert c["ci95_us"] == pytest.approx(T95[40] * sem, rel=2e-3)  # beyond the table: the expansion
+        assert c["ci999_us"] == pytest.approx(T999[40] * sem, rel=2e-3)
+    assert run.profile["comm"]["barrier"]["calls"] >= 2 * 2  # one barrier per construct per rank
+    assert run.stdout.count("overhead across 2 ranks") == 2
+
+
+def test_eight_times_oversubscribed(binary, tmp_path):
+    threads = 8 * CORES
+    run = run_ompbench_in(tmp_path, 1, threads, ["--constructs", "PARALLEL,BARRIER,ORDERED,CRITICAL",
+                                                 "--test-time", "100", "--outer-reps", "3", *QUIET])
+    assert run.returncode == 0, run.stderr
+    omb = run.profile["ompbench"]
+    assert omb["threads"] == threads and omb["oversubscription"] == pytest.approx(8.0 * CORES / omb["cpus_online"])
+    assert omb["wait_policy"] == "passive"  # the launcher's choice when oversubscribed
+    assert constructs(run)["CRITICAL"]["inner_reps"] % threads == 0
+
+
+def test_a_noisy_reference_fails_its_check(binary, tmp_path):
+    run = run_ompbench_in(tmp_path, 1, 1, ["--constructs", "PARALLEL", "--test-time", "100", "--outer-reps", "3",
+                                           "--ref-sd-tol", "0"])
+    assert run.returncode == 3, run.stderr
+    assert run.profile["status"] == "check-failed"
+    check = run.profile["checks"]["reference_stability"]
+    assert not check["pass"] and check["value"] > 0 and check["tolerance"] == 0
+
+
+# ---------------------------------------------------------------- options and bad input
+
+
+def test_defaults_are_epccs(binary):
+    proc = subprocess.run([str(binary), "--options"], capture_output=True, text=True, check=True)
+    defaults = {o["name"]: o["default"] for o in json.loads(proc.stdout)}
+    assert defaults["test-time"] == 1000.0 and defaults["delay-time"] == 0.1 and defaults["outer-reps"] == 20
+    assert defaults["iters-per-thread"] == 1024 and defaults["chunks"] == "pow2" and defaults["bench"] == "sync"
+    help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True, check=True).stdout
+    assert "--test-extra-delay-us" in help_text and "sync|sched|all|selftest" in help_text
+
+
+CASES = [
+    (["--outer-reps", "1"], "--outer-reps must be >= 2, got 1"),
+    (["--test-time", "0"], "--test-time must be > 0, got 0"),
+    (["--delay-time", "-1"], "--delay-time must be > 0, got -1"),
+    (["--test-extra-delay-us", "0"], "--test-extra-delay-us must be > 0, got 0"),
+    (["--bench", "tasks"], "--bench must be one of sync|sched|all|selftest, got 'tasks'"),
+    (["--constructs", "PARALLEL,TASKWAIT"], "--constructs: unknown construct 'TASKWAIT'"),
+    (["--constructs", "BARRIER,barrier"], "--constructs: BARRIER is listed twice"),
+    (["--bench", "sched", "--constructs", "STATIC"], "--bench and --constructs both given"),
+    (["--chunks", "1,x"], "--chunks must be pow2 or comma-separated whole numbers >= 1, got '1,x'"),
+    (["--chunks", "0"], "--chunks must be pow2 or comma-separated whole numbers >= 1, got '0'"),
+    (["--chunks", "2048"], "--chunks: 2048 exceeds --iters-per-thread 1024"),
+    (["--chunks", "4,4"], "--chunks: 4 is listed twice"),
+    (["--delay-time", "0.2", "--delay-length", "100"], "--delay-time and --delay-length both given"),
+    (["--constructs", "GUIDED", "--iters-per-thread", "1"], "nothing to measure"),
+    (["--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),
+    (["--frobnicate"], "unknown option '--frobnicate'"),
+]
+
+
+@pytest.mark.parametrize("args,message", CASES, ids=[c[1][:30] for c in CASES])
+def test_bad_input(binary, tmp_path, args, message):
+    prof = tmp_path / "p.json"
+    extra = [] if "--profile" in args else ["--profile", str(prof)]
+    proc = subprocess.run([str(binary), *args, *extra], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "OMP_NUM_THREADS": "2"})
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("hybridperf-ompbench: error: ")
+    assert message in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == []  # no profile, not even a temporary file
+
+
+def test_bad_input_with_two_ranks_reports_once(binary, tmp_path):
+    run = run_ompbench_in(tmp_path, 2, 1, ["--constructs", "BARRIER,NOWAIT"])
+    assert run.returncode == 2 and run.profile is None and not run.profile_path.exists()
+    lines = [line for line in run.stderr.splitlines() if line.startswith("hybridperf-ompbench: error:")]
+    assert len(lines) == 1 and "unknown construct 'NOWAIT'" in lines[0], run.stderr
+
+
+# ---------------------------------------------------------------- study specs
+
+
+@pytest.mark.parametrize("name,policy", [("ompbench-threads", None), ("ompbench-threads-active", "active"),
+                                         ("ompbench-threads-passive", "passive")])
+def test_study_specs_sweep_threads_to_8x_oversubscription(binary, name, policy):
+    study = spec.load(REPO / "studies" / f"{name}.yaml", cores_per_node=2)
+    plans = spec.expand(study)
+    assert study.kernel == "ompbench" and study.oversubscribe and study.wait_policy == policy
+    assert {(p.nodes, p.ranks_per_node, p.threads) for p in plans} == {(1, 1, t) for t in (1, 2, 4, 8, 16)}
+    assert max(p.threads for p in plans) == 8 * 2  # 8x the 2 cores these specs are written for
+    for plan in plans:
+        args = plan.kernel_args()
+        assert "--ref-sd-tol" in args and ("--bench" in args or "--constructs" in args), args

@@ -1,0 +1,195 @@
+"""Predicted time of any ranks x threads split, from the parts the microbenchmarks price.
+
+    t = W / (N_mpi N_omp e(cores per node) e_mt(N_omp))   the work, shared by every core
+      + [N_omp > 1] n_par o_par(N_omp) / 1               OpenMP fork/join of the threaded loops (ompbench)
+      + messages alpha_eff + bytes beta_eff             point-to-point halo traffic (mixbench alpha/beta)
+      + collectives alpha_coll log2(N_mpi)              global sums
+
+This is the thesis's decomposition (§6.1: communication profile + threading overheads) with its terms
+priced from measurements instead of fitted: W is the serial work of the problem, e_mt the kernel's
+multithreading efficiency (the thesis's direct overheads, proportional to the work), e the node's
+efficiency with c cores busy (1 for compute-bound kernels; the STREAM ratio for bandwidth-bound ones),
+the halo bytes and message counts come from the decomposition (`Problem`), alpha and beta are per
+placement (on-node and off-node; K, the share of halo traffic leaving the node, weights them as in the
+thesis), and the processes of a node share its network interface: their off-node messages queue at it
+(alpha and beta times N_ppn for the off-node part — Chow & Hysom's Tables 6-7, where per-message
+overhead grows with the pairs per node, and the N_ppn factors of the thesis's eqs. 6.3-6.4).
+Uncertainty: every input carries a relative error; a Monte Carlo over them gives each prediction's
+spread and the probability that the predicted winner really wins. Pure functions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from hybridperf.models import thesis
+
+
+@dataclass(frozen=True)
+class Cluster:
+    name: str
+    nodes: int
+    cores_per_node: int
+    sockets: int
+    alpha_inter: float  # s per message between nodes
+    beta_inter: float  # s per byte between nodes
+    alpha_intra: float  # s per message within a node
+    beta_intra: float  # s per byte within a node
+    par_overhead: Callable[[int], float] = field(default=lambda threads: 1e-6 * math.log2(max(threads, 2)))  # s
+    node_efficiency: Callable[[int], float] = field(default=lambda cores: 1.0)
+    source: str = ""
+    uncertainty: float = 0.2  # relative error of the network and overhead figures
+
+    def future(self) -> "Cluster":
+        """The thesis's what-if (§6.6): two 8-core sockets per node, twice the bandwidth, half the latency;
+        shared-memory overheads unchanged."""
+        return replace(self, name=f"{self.name} (future: 16 cores/node, 2x bandwidth, 1/2 latency)",
+                       cores_per_node=16, sockets=2, alpha_inter=self.alpha_inter / 2, beta_inter=self.beta_inter / 2,
+                       alpha_intra=self.alpha_intra / 2, beta_intra=self.beta_intra / 2)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a run must do, as functions of the number of MPI processes."""
+
+    name: str
+    work_seconds: float  # serial work of the measured part, on one core
+    halo_bytes: Callable[[int], float]  # bytes one process sends per run
+    messages: Callable[[int], float]  # point-to-point messages one process sends per run
+    collectives: float  # global reductions per run
+    parallel_loops: float  # threaded loops entered per run (fork/join count)
+    work_error: float = 0.05
+    # e_mt: the share of ideal speedup threads keep on this kernel's work (Chow & Hysom's multithreading
+    # efficiency; the thesis's direct overheads mu, which grow with the work per thread)
+    thread_efficiency: Callable[[int], float] = field(default=lambda threads: 1.0)
+
+    def doubled(self) -> "Problem":
+        return replace(self, name=f"{self.name} x2", work_seconds=2 * self.work_seconds,
+                       halo_bytes=lambda n: 2 ** (2 / 3) * self.halo_bytes(n))
+
+
+def md_problem(atoms: int, steps: int, work_seconds: float, density: float = 0.8442, ghost_cut: float = 2.8,
+               neigh_every: int = 20, thermo_every: int = 0) -> Problem:
+    """hybridperf-md: the halo of a cubic brick of atoms/N_mpi atoms, in the three-phase shape of Table 6.1
+    (6 messages per step plus 6 migration messages per rebuild, 24 bytes per ghost atom)."""
+
+    def halo(n: int) -> float:
+        side = (atoms / n / density) ** (1 / 3)
+        ghosts = density * thesis.halo_cells(side, side, side, ghost_cut)
+        return 24.0 * ghosts * steps
+
+    rebuilds = steps // neigh_every
+    sums = steps // thermo_every if thermo_every else 2
+    return Problem(f"md {atoms} atoms x {steps} steps", work_seconds, halo,
+                   lambda n: 6.0 * (steps + rebuilds), float(sums), 6.0 * steps)
+
+
+def spmv_problem(n: int, cores: int, calls: int, work_seconds: float) -> Problem:
+    """hybridperf-spmv in MPI mode on one node: `procs` bricks of the node's nt n^3 rows; a process sends its
+    faces shared with other bricks (n^2 points of 8 bytes each, 2 (f - 1) / f faces on average along an
+    axis split f ways), once per call. One process per node exchanges nothing."""
+
+    def split(procs: int) -> list[int]:
+        f, k = [], procs
+        for d in range(3):
+            a = round(k ** (1 / (3 - d)))
+            while k % a:
+                a -= 1
+            f.append(a)
+            k //= a
+        return f
+
+    def halo(procs: int) -> float:
+        return sum(8.0 * n * n * 2 * (f - 1) / f for f in split(procs)) * calls
+
+    def messages(procs: int) -> float:
+        return sum(2 * (f - 1) / f for f in split(procs)) * calls
+
+    return Problem(f"spmv n={n} on {cores} cores", work_seconds, halo, messages, 0.0, 2.0 * calls)
+
+
+@dataclass(frozen=True)
+class Split:
+    nodes: int
+    ranks_per_node: int
+    threads: int
+
+    @property
+    def ranks(self) -> int:
+        return self.nodes * self.ranks_per_node
+
+    @property
+    def cores(self) -> int:
+        return self.ranks * self.threads
+
+    def __str__(self) -> str:
+        return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t"
+
+
+def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, float] | None = None) -> float:
+    """Predicted seconds; `scale` multiplies inputs (for the Monte Carlo): work, network, overhead."""
+    s = scale or {}
+    n_mpi, n_ppn, n_omp = split.ranks, split.ranks_per_node, split.threads
+    busy = min(cluster.cores_per_node, n_ppn * n_omp)
+    work = s.get("work", 1.0) * problem.work_seconds / (
+        n_mpi * n_omp * cluster.node_efficiency(busy) * problem.thread_efficiency(n_omp) ** s.get("overhead", 1.0))
+    threads = s.get("overhead", 1.0) * problem.parallel_loops * cluster.par_overhead(n_omp) if n_omp > 1 else 0.0
+    k = thesis.k_share(n_ppn, cluster.cores_per_node) if split.nodes > 1 else 0.0
+    net = s.get("network", 1.0)
+    alpha = net * (k * cluster.alpha_inter * n_ppn + (1 - k) * cluster.alpha_intra)
+    beta = net * (k * cluster.beta_inter * n_ppn + (1 - k) * cluster.beta_intra)
+    p2p = problem.messages(n_mpi) * alpha + problem.halo_bytes(n_mpi) * beta if n_mpi > 1 else 0.0
+    coll = problem.collectives * alpha * 2 * math.log2(n_mpi) if n_mpi > 1 else 0.0
+    return work + threads + p2p + coll
+
+
+def splits_of(cluster: Cluster, nodes: int) -> list[Split]:
+    """Every ranks x threads per node that fills the node's cores."""
+    c = cluster.cores_per_node
+    return [Split(nodes, r, c // r) for r in range(1, c + 1) if c % r == 0]
+
+
+@dataclass
+class Verdict:
+    nodes: int
+    times: dict[Split, tuple[float, float]]  # prediction, standard deviation
+    winner: Split
+    runner_up: Split | None
+    margin: float  # runner-up / winner - 1
+    margin_error: float
+    confidence: float  # share of Monte Carlo draws in which the winner wins
+
+
+def recommend(cluster: Cluster, problem: Problem, nodes: int, draws: int = 400, seed: int = 1) -> Verdict:
+    splits = splits_of(cluster, nodes)
+    rng = np.random.default_rng(seed)
+    u = cluster.uncertainty
+    samples = np.empty((draws, len(splits)))
+    for d in range(draws):
+        scale = {"work": rng.lognormal(0, problem.work_error), "network": rng.lognormal(0, u),
+                 "overhead": rng.lognormal(0, u)}
+        samples[d] = [predict(cluster, problem, s, scale) for s in splits]
+    central = [predict(cluster, problem, s) for s in splits]
+    order = np.argsort(central)
+    winner = splits[order[0]]
+    runner = splits[order[1]] if len(splits) > 1 else None
+    ratio = samples[:, order[1]] / samples[:, order[0]] if runner else np.ones(draws)
+    wins = np.mean(np.argmin(samples, axis=1) == order[0])
+    return Verdict(nodes, {s: (c, float(np.std(samples[:, i]))) for i, (s, c) in enumerate(zip(splits, central))},
+                   winner, runner, float(central[order[1]] / central[order[0]] - 1) if runner else 0.0,
+                   float(np.std(ratio)), float(wins))
+
+
+def crossovers(cluster: Cluster, problem: Problem, node_counts: list[int]) -> list[tuple[int, Split, Split]]:
+    """(node count, previous winner, new winner) wherever the predicted winner changes."""
+    out, previous = [], None
+    for n in node_counts:
+        winner = recommend(cluster, problem, n, draws=1).winner
+        if previous and (winner.ranks_per_node, winner.threads) != (previous.ranks_per_node, previous.threads):
+            out.append((n, previous, winner))
+        previous = winner
+    return out

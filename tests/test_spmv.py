@@ -33,7 +33,7 @@ def test_distributed_product_equals_the_serial_reference(spmv, ranks, threads, a
     run = spmv(ranks, threads, ["-n", 6, "--calls", 3, *args])
     assert run.returncode == 0, run.stderr
     checks = run.profile["checks"]
-    assert checks["product_vs_reference"]["pass"] and checks["product_vs_reference"]["value"] == 0.0
+    assert checks["product_vs_reference"]["pass"] and checks["product_vs_reference"]["value"] < 1e-13
     if "constant" in args:
         assert checks["analytic_row_sums"]["pass"]
 

@@ -122,3 +122,78 @@ void hp_barrier(hp_comm *c, MPI_Comm comm)
     MPI_Barrier(comm);
     record(c, HP_BARRIER, t0, 0, 0);
 }
+
+void hp_comm_merge(hp_comm *into, const hp_comm *from)
+{
+    for (int k = 0; k < HP_NCLASSES; k++) {
+        hp_comm_counts *a = &into->cls[k];
+        const hp_comm_counts *b = &from->cls[k];
+        a->calls += b->calls;
+        a->messages += b->messages;
+        a->bytes += b->bytes;
+        a->seconds += b->seconds;
+        for (int bin = 0; bin < HP_HIST_BINS; bin++) a->histogram[bin] += b->histogram[bin];
+    }
+}
+
+void hp_send(hp_comm *c, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Send(buf, count, type, dest, tag, comm);
+    record(c, HP_P2P, t0, 1, bytes_of(count, type));
+}
+
+void hp_recv(hp_comm *c, void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm)
+{
+    double t0 = start(c);
+    MPI_Recv(buf, count, type, src, tag, comm, MPI_STATUS_IGNORE);
+    record(c, HP_P2P, t0, 0, 0);
+}
+
+void hp_isend(hp_comm *c, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    double t0 = start(c);
+    MPI_Isend(buf, count, type, dest, tag, comm, req);
+    record(c, HP_P2P, t0, 1, bytes_of(count, type));
+}
+
+void hp_irecv(hp_comm *c, void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    double t0 = start(c);
+    MPI_Irecv(buf, count, type, src, tag, comm, req);
+    record(c, HP_P2P, t0, 0, 0);
+}
+
+void hp_waitall(hp_comm *c, int n, MPI_Request *reqs)
+{
+    /* Real statuses rather than MPI_STATUSES_IGNORE: GCC 12 reads MPICH's (MPI_Status *)1 as a
+     * zero-length array and fails a -Werror build with -Wstringop-overflow. */
+    enum { LOCAL = 32 };
+    MPI_Status local[LOCAL], *statuses = n <= LOCAL ? local : malloc((size_t)n * sizeof *statuses);
+    double t0 = start(c);
+    MPI_Waitall(n, reqs, statuses);
+    record(c, HP_P2P, t0, 0, 0);
+    if (statuses != local) free(statuses);
+}
+
+int hp_test(hp_comm *c, MPI_Request *req)
+{
+    double t0 = start(c);
+    int done;
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    record(c, HP_P2P, t0, 0, 0);
+    return done;
+}
+
+void hp_subcomm_create(MPI_Comm comm, int size, MPI_Comm *out)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_split(comm, rank < size ? 0 : MPI_UNDEFINED, rank, out);
+}
+
+void hp_subcomm_free(MPI_Comm *comm)
+{
+    if (*comm != MPI_COMM_NULL) MPI_Comm_free(comm);
+}

@@ -8,7 +8,18 @@
  * caller; a collective counts the caller's own contribution (its send buffer); barriers move none.
  * "messages" counts operations that carry data: each point-to-point send and each collective call
  * (whose size goes in the histogram); barriers carry none. Timing can be switched off
- * independently to measure what the timing itself costs. */
+ * independently to measure what the timing itself costs.
+ *
+ * Threads: an hp_comm is plain counters, not thread-safe. Code that calls MPI from several threads
+ * at once (MPI_THREAD_MULTIPLE) gives each thread its own hp_comm and adds them into the rank's
+ * with hp_comm_merge after the parallel region. Per-thread accumulation rather than atomics: the
+ * threads whose concurrent MPI calls are being measured must not also contend on shared counter
+ * cache lines, and the totals come out exactly as if one thread had made every call.
+ *
+ * The halves of a message (send, receive, their non-blocking forms) count like the rest: a send
+ * is one message of its bytes; a receive, a wait or a test is a call that sends nothing, so a
+ * rank's bytes are always what it sent. Creating or freeing a communicator moves no user data
+ * and is not counted. */
 #ifndef HP_COMM_H
 #define HP_COMM_H
 
@@ -54,5 +65,21 @@ void hp_gather(hp_comm *c, const void *sbuf, int count, MPI_Datatype type, void 
 void hp_gatherv(hp_comm *c, const void *sbuf, int scount, MPI_Datatype type, void *rbuf, const int *rcounts,
                 const int *displs, int root, MPI_Comm comm);
 void hp_barrier(hp_comm *c, MPI_Comm comm);
+
+/* Adds every counter of `from` into `into` (per-thread counters after an MPI_THREAD_MULTIPLE region). */
+void hp_comm_merge(hp_comm *into, const hp_comm *from);
+/* Blocking and non-blocking halves of point-to-point messages (ping-pong, halo exchanges). */
+void hp_send(hp_comm *c, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+void hp_recv(hp_comm *c, void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm);
+void hp_isend(hp_comm *c, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req);
+void hp_irecv(hp_comm *c, void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req);
+void hp_waitall(hp_comm *c, int n, MPI_Request *reqs);
+/* MPI_Test: 1 when the request has completed. */
+int hp_test(hp_comm *c, MPI_Request *req);
+/* Collective over comm: *out holds the first `size` ranks of comm (same order), MPI_COMM_NULL on
+ * the others. Not counted. Free with hp_subcomm_free. */
+void hp_subcomm_create(MPI_Comm comm, int size, MPI_Comm *out);
+void hp_subcomm_free(MPI_Comm *comm);
 
 #endif

@@ -1,0 +1,164 @@
+/* hybridperf-mixbench: set-up, the chosen benchmarks in a fixed order, the report.
+ *
+ * The MPI thread level must be requested before MPI starts, yet depends on the options (only the
+ * multiple style needs MPI_THREAD_MULTIPLE, and requesting it makes some libraries lock on every
+ * call, which would tax the plain ping-pong): the options are therefore parsed once before
+ * MPI_Init_thread just to choose the level, and again afterwards, when every rank validates them
+ * and a bad one is reported once (exit 2, no profile). Each benchmark is a region; the
+ * instrumented layer counts only their timed iterations. Rank 0 prints and writes the profile. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp_affinity.h"
+#include "hp_output.h"
+#include "mixbench.h"
+
+enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
+
+static const char *const bench_regions[] = {"pingpong", "collectives", "mixed", "halo", "alternating"};
+static void (*const bench_functions[])(mb_state *) = {mb_pingpong, mb_collectives, mb_mixed, mb_halo,
+                                                      mb_alternating_run};
+enum { NBENCHES = 5 };
+
+/* The level to request, from argv alone; options that do not parse get FUNNELED and are reported
+ * once MPI runs. */
+static int requested_level(int argc, char **argv)
+{
+    mb_params p;
+    hp_arg table[MB_MAX_ARGS];
+    char err[1024];
+    const int n = mb_params_table(&p, table);
+    if (hp_args_parse(table, n, argc, argv, err, sizeof err) || mb_params_validate(&p, table, n, err, sizeof err))
+        return MPI_THREAD_FUNNELED;
+    return p.thread_requested;
+}
+
+static int validate_options(mb_state *s, const hp_run *run, char *err, size_t errlen)
+{
+    s->nargs = mb_params_table(&s->p, s->args);
+    if (hp_args_parse(s->args, s->nargs, run->argc, run->argv, err, errlen)) return -1;
+    if (mb_params_validate(&s->p, s->args, s->nargs, err, errlen)) return -1;
+    if (mb_params_check_run(&s->p, run->ranks, run->thread_provided, err, errlen)) return -1;
+    if (s->p.profile && hp_check_writable(s->p.profile, err, errlen)) return -1;
+    return 0;
+}
+
+static int same_host(const hp_run *run, int a, int b)
+{
+    return strcmp(run->hosts + (size_t)a * MPI_MAX_PROCESSOR_NAME, run->hosts + (size_t)b * MPI_MAX_PROCESSOR_NAME) ==
+           0;
+}
+
+/* Rank 0: whether every measured pair shares a node. */
+static int pairs_same_node(const mb_state *s)
+{
+    if (s->p.pairs == 1) return same_host(s->run, s->p.pair[0], s->p.pair[1]);
+    for (int k = 0; k < s->p.pairs; k++)
+        if (!same_host(s->run, k, s->p.pairs + k)) return 0;
+    return 1;
+}
+
+/* Collective. Returns 0, or EXIT_BAD_INPUT after one rank has printed the error. */
+static int setup(mb_state *s, hp_run *run)
+{
+    char err[1024] = "";
+    int ok = validate_options(s, run, err, sizeof err) == 0;
+    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MB_KERNEL, err)) return EXIT_BAD_INPUT;
+    s->comm.timing = s->p.comm_timers;
+    s->run = run;
+    s->rank = run->rank;
+    s->nranks = run->ranks;
+    s->threads = run->threads;
+
+    int threads[2] = {-s->threads, s->threads}, extreme[2];
+    hp_allreduce(&s->comm, threads, extreme, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    ok = !((s->p.benches & MB_MIXED) && (s->p.styles & (1u << MB_MULTIPLE)) && -extreme[0] != extreme[1]);
+    snprintf(err, sizeof err, "the multiple style needs the same thread count on every rank, got %d to %d", -extreme[0],
+             extreme[1]);
+    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MB_KERNEL, err)) return EXIT_BAD_INPUT;
+
+    if (s->p.benches & MB_HALO) {
+        const double lo[3] = {0, 0, 0}, len[3] = {1, 1, 1};
+        ok = hp_decomp_create(&s->decomp, MPI_COMM_WORLD, s->p.grid, lo, len, 0.0, err, sizeof err) == 0;
+        if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MB_KERNEL, err)) return EXIT_BAD_INPUT;
+    }
+    if (s->rank == 0 && (s->p.benches & (MB_PINGPONG | MB_MIXED))) s->same_node = pairs_same_node(s);
+    return 0;
+}
+
+static void print_banner(const mb_state *s, const hp_run *run)
+{
+    const mb_params *p = &s->p;
+    printf("%s: %s on %d rank%s x %d thread%s, %d node%s (MPI thread level %s, %s requested)\n", MB_PROGRAM,
+           p->bench_name, s->nranks, s->nranks > 1 ? "s" : "", s->threads, s->threads > 1 ? "s" : "", run->nodes,
+           run->nodes > 1 ? "s" : "", mb_level_name(run->thread_provided), mb_level_name(run->thread_requested));
+    hp_args_print(stdout, s->args, s->nargs);
+    printf("sizes: %d, %d to %d bytes; %d timed iterations up to %d bytes (%d warm-up), %d above (%d warm-up)\n",
+           p->nsizes, p->sizes[0], p->sizes[p->nsizes - 1], p->iters, MB_LARGE_MESSAGE, p->warmup, p->iters_large,
+           p->warmup_large);
+    fflush(stdout);
+}
+
+static void run_benchmarks(mb_state *s)
+{
+    hp_timers *t = &s->timers;
+    hp_timers_init(t, 1);
+    int ids[NBENCHES];
+    for (int k = 0; k < NBENCHES; k++)
+        if (s->p.benches & (1u << k)) ids[k] = hp_timer_add(t, bench_regions[k]);
+    const int total = hp_timer_add(t, "total");
+    hp_timer_start(t, total);
+    for (int k = 0; k < NBENCHES; k++) {
+        if (!(s->p.benches & (1u << k))) continue;
+        hp_timer_start(t, ids[k]);
+        bench_functions[k](s);
+        hp_timer_stop(t, ids[k]);
+    }
+    hp_timer_stop(t, total);
+}
+
+static int benchmark(mb_state *s, hp_run *run)
+{
+    int status = setup(s, run);
+    if (status) return status;
+    if (s->rank == 0) print_banner(s, run);
+    run_benchmarks(s);
+
+    mb_results *r = calloc(1, sizeof *r);
+    mb_collect_results(s, r);
+    hp_run_capture_affinity(run, &s->comm);
+    char err[1024] = "";
+    int ok = 1;
+    if (s->rank == 0) {
+        mb_print_summary(s, r);
+        if (s->p.profile) ok = mb_write_profile(s, run, r, err, sizeof err) == 0;
+    }
+    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MB_KERNEL, err)) {
+        free(r);
+        return EXIT_FAILURE;
+    }
+    int passed = s->rank == 0 ? mb_results_pass(r) : 0;
+    hp_bcast(&s->comm, &passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(r);
+    return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
+}
+
+int main(int argc, char **argv)
+{
+    mb_params defaults;
+    hp_arg table[MB_MAX_ARGS];
+    const int nargs = mb_params_table(&defaults, table);
+    if (hp_run_early_exit(argc, argv, MB_PROGRAM, table, nargs, mb_usage, mb_summary)) return EXIT_SUCCESS;
+    mb_state *s = calloc(1, sizeof *s);
+    s->decomp.cart = MPI_COMM_NULL;
+    hp_run run;
+    hp_comm_init(&s->comm, 0);
+    hp_run_start(&run, MB_KERNEL, argc, argv, requested_level(argc, argv), &s->comm);
+    const int status = benchmark(s, &run);
+    hp_decomp_free(&s->decomp);
+    free(s->rows);
+    free(s);
+    hp_run_finish(&run);
+    return status;
+}

@@ -1,0 +1,387 @@
+/* What a run of hybridperf-mixbench reports: the OSU-style columns printed as each row is measured,
+ * the Hockney fits, the checks, the summary with its PERF line, and the profile's "mixbench"
+ * member. Kept apart from the benchmarks so each of those reads as a loop and nothing else. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mixbench.h"
+
+const char *const mb_table_names[MB_NTABLES] = {"pingpong",       "allreduce",        "barrier",
+                                                "mixed_single",   "mixed_masteronly", "mixed_funnelled",
+                                                "mixed_multiple", "halo_masteronly",  "halo_funnelled"};
+
+static int is_mixed(mb_table t) { return t >= MB_T_MIXED_SINGLE && t < MB_T_MIXED_SINGLE + MB_NSTYLES; }
+static int is_halo(mb_table t) { return t == MB_T_HALO_MASTERONLY || t == MB_T_HALO_FUNNELLED; }
+static int is_pingpong(mb_table t) { return t == MB_T_PINGPONG || is_mixed(t); }
+
+/* MB/s as OSU prints it (10^6 bytes per second); for the K pairs of --pairs, their aggregate. */
+static double bandwidth(const mb_state *s, const mb_row *r)
+{
+    if (r->time.avg <= 0.0) return 0.0;
+    if (is_halo(r->table)) return 6.0 * r->bytes / r->time.avg / 1e6; /* per rank, both directions' sends */
+    const int pairs = r->table == MB_T_PINGPONG ? s->p.pairs : 1;
+    return pairs * (double)r->bytes / r->time.avg / 1e6;
+}
+
+/* The single style's time at the same size, or 0. */
+static double single_time(const mb_state *s, int bytes)
+{
+    for (int k = 0; k < s->nrows; k++)
+        if (s->rows[k].table == MB_T_MIXED_SINGLE && s->rows[k].bytes == bytes) return s->rows[k].time.avg;
+    return 0.0;
+}
+
+static double ratio_to_single(const mb_state *s, const mb_row *r)
+{
+    const double single = single_time(s, r->bytes);
+    return single > 0.0 ? r->time.avg / single : NAN;
+}
+
+static void print_table_header(const mb_state *s, mb_table table)
+{
+    const mb_params *p = &s->p;
+    printf("\n");
+    if (table == MB_T_PINGPONG) {
+        if (p->pairs == 1)
+            printf("# pingpong: ranks %d and %d (%s), one-way latency = round trip / 2\n", p->pair[0], p->pair[1],
+                   s->same_node ? "same node" : "different nodes");
+        else
+            printf("# pingpong: %d pairs (i, %d+i) at once; latency averaged over pairs, aggregate bandwidth\n",
+                   p->pairs, p->pairs);
+        printf("%-10s%18s%18s\n", "# Size", "Latency (us)", "Bandwidth (MB/s)");
+    } else if (table == MB_T_ALLREDUCE) {
+        printf("# allreduce: MPI_SUM of doubles over the first p ranks, time per call over those ranks\n");
+        printf("%-8s%10s%14s%14s%14s\n", "# Ranks", "Size", "Avg (us)", "Min (us)", "Max (us)");
+    } else if (table == MB_T_BARRIER) {
+        printf("# barrier: over the first p ranks, time per call over those ranks\n");
+        printf("%-8s%14s%14s%14s\n", "# Ranks", "Avg (us)", "Min (us)", "Max (us)");
+    } else if (is_mixed(table)) {
+        printf("# mixed-mode ping-pong, %s style, ranks %d and %d, %d thread%s: one-way time with the buffer "
+               "passes\n",
+               mb_style_names[table - MB_T_MIXED_SINGLE], p->pair[0], p->pair[1], s->threads,
+               s->threads > 1 ? "s" : "");
+        printf("%-10s%18s%18s%18s\n", "# Size", "Latency (us)", "Bandwidth (MB/s)", "Ratio to single");
+    } else {
+        printf("# halo exchange, %s style, grid %d x %d x %d, 6 faces per rank: time per exchange\n",
+               table == MB_T_HALO_MASTERONLY ? "masteronly" : "funnelled", s->decomp.dims[0], s->decomp.dims[1],
+               s->decomp.dims[2]);
+        printf("%-10s%14s%14s%20s\n", "# Face", "Avg (us)", "Max (us)", "MB/s per rank");
+    }
+}
+
+void mb_print_row(const mb_state *s, const mb_row *r)
+{
+    if (s->nrows == 1 || s->rows[s->nrows - 2].table != r->table) print_table_header(s, r->table);
+    const double us = 1e6;
+    if (r->table == MB_T_PINGPONG)
+        printf("%-10d%18.2f%18.2f\n", r->bytes, us * r->time.avg, bandwidth(s, r));
+    else if (r->table == MB_T_ALLREDUCE)
+        printf("%-8d%10d%14.2f%14.2f%14.2f\n", r->ranks, r->bytes, us * r->time.avg, us * r->time.min,
+               us * r->time.max);
+    else if (r->table == MB_T_BARRIER)
+        printf("%-8d%14.2f%14.2f%14.2f\n", r->ranks, us * r->time.avg, us * r->time.min, us * r->time.max);
+    else if (is_mixed(r->table))
+        printf("%-10d%18.2f%18.2f%18.2f\n", r->bytes, us * r->time.avg, bandwidth(s, r), ratio_to_single(s, r));
+    else
+        printf("%-10d%14.2f%14.2f%20.2f\n", r->bytes, us * r->time.avg, us * r->time.max, bandwidth(s, r));
+    fflush(stdout);
+}
+
+/* Rank 0: one fit per table of sizes, and one per rank count for allreduce. */
+static void fit_tables(const mb_state *s, mb_results *out)
+{
+    double *m = malloc((size_t)(s->nrows + 1) * sizeof *m), *t = malloc((size_t)(s->nrows + 1) * sizeof *t);
+    for (int table = 0; table < MB_NTABLES; table++) {
+        if (table == MB_T_BARRIER) continue;
+        int counts[64], ncounts = 0;
+        for (int k = 0; k < s->nrows; k++) {
+            const mb_row *r = &s->rows[k];
+            if ((int)r->table != table) continue;
+            int seen = 0;
+            for (int c = 0; c < ncounts; c++) seen |= counts[c] == r->ranks;
+            if (!seen && ncounts < 64) counts[ncounts++] = r->ranks;
+        }
+        for (int c = 0; c < ncounts && out->nfits < MB_MAX_FITS; c++) {
+            int n = 0;
+            for (int k = 0; k < s->nrows; k++)
+                if ((int)s->rows[k].table == table && s->rows[k].ranks == counts[c]) {
+                    m[n] = s->rows[k].bytes;
+                    t[n++] = s->rows[k].time.avg;
+                }
+            hockney_fit *f = &out->fits[out->nfits];
+            if (hockney_fit_points(m, t, n, s->p.fit_min, s->p.fit_max, f)) continue;
+            if (table == MB_T_ALLREDUCE)
+                snprintf(out->fit_names[out->nfits], sizeof out->fit_names[0], "allreduce_p%d", counts[c]);
+            else
+                snprintf(out->fit_names[out->nfits], sizeof out->fit_names[0], "%s", mb_table_names[table]);
+            out->nfits++;
+        }
+    }
+    free(m);
+    free(t);
+}
+
+void mb_collect_results(mb_state *s, mb_results *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nregions = hp_reduce_regions(&s->comm, &s->timers, s->run->world, out->regions);
+    hp_reduce_comm(&s->comm, s->run->world, out->comm);
+    if (s->rank != 0) return;
+    long long errors = s->alt.wrong_sums, mismatched = 0, row_bytes = 0, row_messages = 0;
+    for (int k = 0; k < s->nrows; k++) {
+        const mb_row *r = &s->rows[k];
+        errors += r->errors;
+        mismatched += r->messages != r->expected_messages || r->bytes_sent != r->expected_bytes;
+        row_bytes += r->bytes_sent;
+        row_messages += r->messages;
+    }
+    const hp_comm_stat *c = out->comm;
+    const long long counted_bytes = c[HP_P2P].bytes + c[HP_COLLECTIVE].bytes + c[HP_BARRIER].bytes;
+    const long long counted_messages = c[HP_P2P].messages + c[HP_COLLECTIVE].messages + c[HP_BARRIER].messages;
+    out->checks[0] = hp_check_make("data_errors", (double)errors, 0.0, 0.0);
+    out->checks[1] = hp_check_make("rows_miscounted", (double)mismatched, 0.0, 0.0);
+    out->checks[2] = hp_check_make(
+        "comm_total_difference",
+        fabs((double)(counted_bytes - row_bytes)) + fabs((double)(counted_messages - row_messages)), 0.0, 0.0);
+    fit_tables(s, out);
+}
+
+int mb_results_pass(const mb_results *r) { return hp_checks_pass(r->checks, MB_CHECKS); }
+
+static double loop_seconds(const mb_results *r) { return r->regions[r->nregions - 1].seconds.max; }
+
+/* The first and last rows of a table (NULL when it has none). */
+static const mb_row *first_row(const mb_state *s, mb_table table, int ranks)
+{
+    for (int k = 0; k < s->nrows; k++)
+        if (s->rows[k].table == table && (ranks == 0 || s->rows[k].ranks == ranks)) return &s->rows[k];
+    return NULL;
+}
+
+static const mb_row *last_row(const mb_state *s, mb_table table, int ranks)
+{
+    for (int k = s->nrows - 1; k >= 0; k--)
+        if (s->rows[k].table == table && (ranks == 0 || s->rows[k].ranks == ranks)) return &s->rows[k];
+    return NULL;
+}
+
+static const hockney_fit *find_fit(const mb_results *r, const char *name)
+{
+    for (int k = 0; k < r->nfits; k++)
+        if (strcmp(r->fit_names[k], name) == 0) return &r->fits[k];
+    return NULL;
+}
+
+static void print_alternating(const mb_state *s)
+{
+    const mb_alternating *a = &s->alt;
+    printf("\n# alternating (MPC Fig. 8): rank %d's OpenMP region, %d thread%s x %d multiply-adds, %d regions per "
+           "phase\n",
+           a->root, a->threads, a->threads > 1 ? "s" : "", a->work, a->reps);
+    printf("%-34s%14s%14s%12s\n", "# Phase", "Mean (us)", "Min (us)", "Slowdown");
+    printf("%-34s%14.2f%14.2f%12.3f\n", "baseline (other ranks asleep)", 1e6 * a->baseline, 1e6 * a->baseline_min, 1.0);
+    printf("%-34s%14.2f%14.2f%12.3f\n", "(a) others wait in MPI_Barrier", 1e6 * a->waiting, 1e6 * a->waiting_min,
+           a->waiting / a->baseline);
+    printf("%-34s%14.2f%14.2f%12.3f\n", "(b) every rank computes", 1e6 * a->busy, 1e6 * a->busy_min,
+           a->busy / a->baseline);
+    printf("(b) over all ranks: mean region %.2f us (min %.2f on rank %d, max %.2f on rank %d), slowdown %.3f\n",
+           1e6 * a->busy_ranks.avg, 1e6 * a->busy_ranks.min, a->busy_ranks.min_rank, 1e6 * a->busy_ranks.max,
+           a->busy_ranks.max_rank, a->busy_ranks.avg / a->baseline);
+}
+
+static void print_fits(const mb_results *r)
+{
+    if (!r->nfits) return;
+    printf("\n# Hockney fits t = alpha + beta m (weighted by 1/t^2)\n");
+    printf("%-20s%14s%16s%16s%12s%12s%8s%10s\n", "# Table", "alpha (us)", "beta (ns/B)", "1/beta (MB/s)", "from (B)",
+           "to (B)", "points", "R^2");
+    for (int k = 0; k < r->nfits; k++) {
+        const hockney_fit *f = &r->fits[k];
+        printf("%-20s%14.3f%16.5f%16.1f%12.0f%12.0f%8d%10.5f\n", r->fit_names[k], 1e6 * f->alpha, 1e9 * f->beta,
+               f->beta > 0 ? 1e-6 / f->beta : 0.0, f->min_bytes, f->max_bytes, f->points, f->r2);
+    }
+}
+
+void mb_print_summary(const mb_state *s, const mb_results *r)
+{
+    if (s->alt.ran) print_alternating(s);
+    print_fits(r);
+    const double loop = loop_seconds(r);
+    printf("\nLoop time of %.6g s on %d rank%s x %d thread%s\n", loop, s->nranks, s->nranks > 1 ? "s" : "", s->threads,
+           s->threads > 1 ? "s" : "");
+    hp_print_regions(stdout, r->regions, r->nregions, r->regions[r->nregions - 1].seconds.avg);
+    hp_print_comm(stdout, r->comm);
+    hp_print_checks(stdout, r->checks, MB_CHECKS);
+    printf("PERF kernel=mixbench bench=%s ranks=%d threads=%d", s->p.bench_name, s->nranks, s->threads);
+    const mb_row *small = first_row(s, MB_T_PINGPONG, 0), *large = last_row(s, MB_T_PINGPONG, 0);
+    if (small)
+        printf(" latency_us=%.4f latency_bytes=%d bandwidth_MBps=%.2f bandwidth_bytes=%d", 1e6 * small->time.avg,
+               small->bytes, bandwidth(s, large), large->bytes);
+    const hockney_fit *f = find_fit(r, "pingpong");
+    if (f) printf(" alpha_us=%.4f beta_ns_per_byte=%.6f", 1e6 * f->alpha, 1e9 * f->beta);
+    const mb_row *barrier = last_row(s, MB_T_BARRIER, s->nranks);
+    if (barrier) printf(" barrier_us=%.4f", 1e6 * barrier->time.avg);
+    if (s->alt.ran)
+        printf(" slowdown_waiting=%.4f slowdown_busy=%.4f", s->alt.waiting / s->alt.baseline,
+               s->alt.busy / s->alt.baseline);
+    printf(" loop_s=%.6f\n", loop);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ profile */
+
+static void row_json(hp_json *j, const mb_state *s, const mb_row *r)
+{
+    hp_json_object_begin(j, NULL);
+    hp_json_int(j, "ranks", r->ranks);
+    hp_json_int(j, "bytes", r->bytes);
+    hp_json_int(j, "iterations", r->iterations);
+    hp_stat_json(j, "time", &r->time);
+    if (is_pingpong(r->table) || is_halo(r->table)) hp_json_real(j, "bandwidth_MBps", bandwidth(s, r));
+    if (is_mixed(r->table)) hp_json_real(j, "ratio_to_single", ratio_to_single(s, r));
+    hp_json_int(j, "messages", r->messages);
+    hp_json_int(j, "bytes_sent", r->bytes_sent);
+    hp_json_int(j, "expected_messages", r->expected_messages);
+    hp_json_int(j, "expected_bytes", r->expected_bytes);
+    hp_json_int(j, "errors", r->errors);
+    hp_json_object_end(j);
+}
+
+static void fits_json(hp_json *j, const mb_results *r)
+{
+    hp_json_object_begin(j, "hockney");
+    for (int k = 0; k < r->nfits; k++) {
+        const hockney_fit *f = &r->fits[k];
+        hp_json_object_begin(j, r->fit_names[k]);
+        hp_json_real(j, "alpha_s", f->alpha);
+        hp_json_real(j, "beta_s_per_byte", f->beta);
+        hp_json_real(j, "bandwidth_MBps", f->beta > 0 ? 1e-6 / f->beta : NAN); /* null: no bandwidth */
+        hp_json_int(j, "fit_min_bytes", (long long)f->min_bytes);
+        hp_json_int(j, "fit_max_bytes", (long long)f->max_bytes);
+        hp_json_int(j, "points", f->points);
+        hp_json_real(j, "r2", f->r2);
+        hp_json_string(j, "weighting", "relative");
+        hp_json_object_end(j);
+    }
+    hp_json_object_end(j);
+}
+
+static void alternating_json(hp_json *j, const mb_alternating *a)
+{
+    hp_json_object_begin(j, "alternating");
+    hp_json_int(j, "root", a->root);
+    hp_json_int(j, "regions_per_phase", a->reps);
+    hp_json_int(j, "work_per_thread", a->work);
+    hp_json_int(j, "threads", a->threads);
+    hp_json_string(j, "baseline", "other ranks asleep: nanosleep, MPI_Test of a release message every 1 ms");
+    hp_json_real(j, "baseline_s", a->baseline);
+    hp_json_real(j, "waiting_s", a->waiting);
+    hp_json_real(j, "busy_s", a->busy);
+    hp_json_real(j, "baseline_min_s", a->baseline_min);
+    hp_json_real(j, "waiting_min_s", a->waiting_min);
+    hp_json_real(j, "busy_min_s", a->busy_min);
+    hp_json_real(j, "slowdown_waiting", a->waiting / a->baseline);
+    hp_json_real(j, "slowdown_busy", a->busy / a->baseline);
+    hp_stat_json(j, "busy_ranks_s", &a->busy_ranks);
+    hp_json_real(j, "slowdown_busy_ranks", a->busy_ranks.avg / a->baseline);
+    hp_json_int(j, "barriers_per_rank", a->barriers);
+    hp_json_object_end(j);
+}
+
+static void mixbench_json(hp_json *j, const mb_state *s, const mb_results *r)
+{
+    const mb_params *p = &s->p;
+    hp_json_object_begin(j, "mixbench");
+    static const char *const benches[] = {"pingpong", "collectives", "mixed", "halo", "alternating"};
+    hp_json_array_begin(j, "benches");
+    for (int k = 0; k < 5; k++)
+        if (p->benches & (1u << k)) hp_json_string(j, NULL, benches[k]);
+    hp_json_array_end(j);
+    hp_json_array_begin(j, "sizes");
+    for (int k = 0; k < p->nsizes; k++) hp_json_int(j, NULL, p->sizes[k]);
+    hp_json_array_end(j);
+    hp_json_array_begin(j, "styles");
+    for (int k = 0; k < MB_NSTYLES; k++)
+        if (p->styles & (1u << k)) hp_json_string(j, NULL, mb_style_names[k]);
+    hp_json_array_end(j);
+    hp_json_object_begin(j, "pair");
+    hp_json_array_begin(j, "ranks");
+    hp_json_int(j, NULL, p->pair[0]);
+    hp_json_int(j, NULL, p->pair[1]);
+    hp_json_array_end(j);
+    hp_json_int(j, "pairs", p->pairs);
+    hp_json_bool(j, "same_node", s->same_node);
+    hp_json_object_end(j);
+    hp_json_int(j, "threads", s->threads);
+    hp_json_int(j, "large_message_bytes", MB_LARGE_MESSAGE);
+    if (p->benches & MB_HALO) {
+        hp_json_array_begin(j, "grid");
+        for (int d = 0; d < 3; d++) hp_json_int(j, NULL, s->decomp.dims[d]);
+        hp_json_array_end(j);
+    }
+    hp_json_object_begin(j, "tables");
+    for (int table = 0; table < MB_NTABLES; table++) {
+        if (!first_row(s, (mb_table)table, 0)) continue;
+        hp_json_array_begin(j, mb_table_names[table]);
+        for (int k = 0; k < s->nrows; k++)
+            if ((int)s->rows[k].table == table) row_json(j, s, &s->rows[k]);
+        hp_json_array_end(j);
+    }
+    hp_json_object_end(j);
+    fits_json(j, r);
+    if (s->alt.ran) alternating_json(j, &s->alt);
+    hp_json_object_end(j);
+}
+
+typedef struct {
+    const mb_state *s;
+    const mb_results *r;
+} profile_context;
+
+static void figures_json(hp_json *j, const mb_state *s, const mb_results *r)
+{
+    hp_json_array_begin(j, "figures_of_merit");
+    hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
+    const mb_row *small = first_row(s, MB_T_PINGPONG, 0), *large = last_row(s, MB_T_PINGPONG, 0);
+    if (small) {
+        hp_json_figure(j, "pingpong_latency", 1e6 * small->time.avg, "us", "lower");
+        hp_json_figure(j, "pingpong_bandwidth", bandwidth(s, large), "MB/s", "higher");
+    }
+    const hockney_fit *f = find_fit(r, "pingpong");
+    if (f) {
+        hp_json_figure(j, "hockney_alpha", f->alpha, "s", "lower");
+        hp_json_figure(j, "hockney_beta", f->beta, "s/B", "lower");
+    }
+    const mb_row *allreduce = first_row(s, MB_T_ALLREDUCE, s->nranks), *barrier = last_row(s, MB_T_BARRIER, s->nranks);
+    if (allreduce) hp_json_figure(j, "allreduce_latency", 1e6 * allreduce->time.avg, "us", "lower");
+    if (barrier) hp_json_figure(j, "barrier_time", 1e6 * barrier->time.avg, "us", "lower");
+    const mb_row *halo = last_row(s, MB_T_HALO_MASTERONLY, 0);
+    if (!halo) halo = last_row(s, MB_T_HALO_FUNNELLED, 0);
+    if (halo) hp_json_figure(j, "halo_exchange_time", 1e6 * halo->time.avg, "us", "lower");
+    if (s->alt.ran) {
+        hp_json_figure(j, "alternating_slowdown_waiting", s->alt.waiting / s->alt.baseline, "ratio", "lower");
+        hp_json_figure(j, "alternating_slowdown_busy", s->alt.busy / s->alt.baseline, "ratio", "lower");
+    }
+    hp_json_array_end(j);
+}
+
+static void profile_members(hp_json *j, const void *context)
+{
+    const mb_state *s = ((const profile_context *)context)->s;
+    const mb_results *r = ((const profile_context *)context)->r;
+    hp_json_object_begin(j, "params");
+    hp_args_json(j, s->args, s->nargs);
+    hp_json_object_end(j);
+    hp_json_checks(j, r->checks, MB_CHECKS);
+    figures_json(j, s, r);
+    hp_json_regions(j, r->regions, r->nregions);
+    hp_json_comm(j, r->comm);
+    mixbench_json(j, s, r);
+}
+
+int mb_write_profile(const mb_state *s, const hp_run *run, const mb_results *r, char *err, size_t errlen)
+{
+    const profile_context context = {s, r};
+    return hp_profile_write(s->p.profile, run, profile_members, &context, err, errlen);
+}

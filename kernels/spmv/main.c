@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hp_affinity.h"
+#include "hp_memory.h"
 #include "hp_output.h"
 #include "spmv.h"
 
@@ -42,8 +43,9 @@ typedef struct {
 static void init_x(spmv_sim *s)
 {
     const spmv_grid *g = &s->g;
-    s->x = calloc((size_t)(s->m.rows + s->m.ghosts + 1), sizeof(double));
-    s->y = calloc((size_t)s->m.rows + 1, sizeof(double));
+    s->x = hp_alloc_large((size_t)(s->m.rows + s->m.ghosts + 1) * sizeof(double));
+    s->y = hp_alloc_large(((size_t)s->m.rows + 1) * sizeof(double));
+    memset(s->x + s->m.rows, 0, (size_t)(s->m.ghosts + 1) * sizeof(double));
 #pragma omp parallel for collapse(2) schedule(static)
     for (int z = 0; z < g->block[2]; z++)
         for (int y = 0; y < g->block[1]; y++)

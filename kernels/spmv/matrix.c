@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp_memory.h"
 #include "spmv.h"
 
 static uint64_t mix(uint64_t z)
@@ -118,9 +119,9 @@ void spmv_assemble(const spmv_params *p, const spmv_grid *g, spmv_matrix *m, spm
     build_halo(g, h, rows, slot_of_dir);
     m->rows = rows;
     m->ghosts = h->send_total;
-    m->row_start = malloc(((size_t)rows + 1) * sizeof *m->row_start);
-    m->col = malloc((size_t)rows * 27 * sizeof *m->col);
-    m->val = malloc((size_t)rows * 27 * sizeof *m->val);
+    m->row_start = hp_alloc_large(((size_t)rows + 1) * sizeof *m->row_start);
+    m->col = hp_alloc_large((size_t)rows * 27 * sizeof *m->col);
+    m->val = hp_alloc_large((size_t)rows * 27 * sizeof *m->val);
     long nnz = 0;
     for (int z = 0; z < g->block[2]; z++)
         for (int y = 0; y < g->block[1]; y++)

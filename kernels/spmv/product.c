@@ -14,12 +14,19 @@ void spmv_product(const spmv_matrix *m, const double *restrict x, double *restri
     const long rows = m->rows;
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < rows; i++) {
-        double sum = 0.0;
-        /* A SIMD reduction: a single running sum would make each row a chain of ~27 dependent adds,
-         * latency-bound at about 60% of the memory bandwidth; partial sums in vector lanes are not. */
-#pragma omp simd reduction(+ : sum)
-        for (int64_t k = start[i]; k < start[i + 1]; k++) sum += val[k] * x[col[k]];
-        y[i] = sum;
+        /* Four partial sums: one running sum would make each row a chain of ~27 dependent adds, which
+         * the core cannot overlap; vector gathers of x (the SIMD alternative) measured slower here. */
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int64_t k = start[i];
+        const int64_t end = start[i + 1];
+        for (; k + 3 < end; k += 4) {
+            s0 += val[k] * x[col[k]];
+            s1 += val[k + 1] * x[col[k + 1]];
+            s2 += val[k + 2] * x[col[k + 2]];
+            s3 += val[k + 3] * x[col[k + 3]];
+        }
+        for (; k < end; k++) s0 += val[k] * x[col[k]];
+        y[i] = (s0 + s1) + (s2 + s3);
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include "hp_affinity.h"
 #include "hp_args.h"
+#include "hp_memory.h"
 #include "hp_output.h"
 #include "hp_report.h"
 #include "hp_run.h"
@@ -62,9 +63,9 @@ typedef struct {
 
 static void run_kernels(long n, int trials, stream_result *out)
 {
-    double *restrict a = aligned_alloc(64, ((size_t)n * sizeof(double) + 63) / 64 * 64);
-    double *restrict b = aligned_alloc(64, ((size_t)n * sizeof(double) + 63) / 64 * 64);
-    double *restrict c = aligned_alloc(64, ((size_t)n * sizeof(double) + 63) / 64 * 64);
+    double *restrict a = hp_alloc_large((size_t)n * sizeof(double));
+    double *restrict b = hp_alloc_large((size_t)n * sizeof(double));
+    double *restrict c = hp_alloc_large((size_t)n * sizeof(double));
     if (!a || !b || !c) {
         fprintf(stderr, "%s: error: cannot allocate 3 x %ld doubles\n", PROGRAM, n);
         exit(1);

@@ -3,6 +3,7 @@ the recommendation of a ranks x threads split."""
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 from typing import Annotated, Optional
@@ -73,16 +74,8 @@ def pmnf_command(
     study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
 ) -> None:
     """Fit an Extra-P-style model time(cores) per configuration and parameter set, negative exponents allowed."""
-    if not (results_dir / "results.db").exists():
-        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
-    with Store(results_dir) as store:
-        names = store.studies()
-        name = study_name or (names[-1] if names else None)
-        if name not in names:
-            fail(f"{results_dir} has no study to model")
-        st = spec.from_dict(store.study_spec(name))
-        runs = [r for r in store.runs(name) if r["status"] == "ok"]
-    table = Table(title=f"{name}: {metric}(p), p = cores, selected by leave-one-out SMAPE")
+    st, runs = _study(results_dir, study_name)
+    table = Table(title=f"{st.name}: {metric}(p), p = cores, selected by leave-one-out SMAPE")
     for col in ("parameters", "configuration", "points", "model", "CV SMAPE"):
         table.add_column(col)
     from hybridperf.analysis import analyse
@@ -94,10 +87,169 @@ def pmnf_command(
             y = [r["loop_time"] if metric == "loop_time" else r["profile"]["regions"].get(metric, {}).get("time", {}).get("avg")
                  for p in pts for r in p.runs]
             if any(v is None for v in y):
-                fail(f"runs of {name} have no region '{metric}'")
+                fail(f"runs of {st.name} have no region '{metric}'")
             try:
                 h = pmnf.select(np.array(p_values), np.array(y))
                 table.add_row(section.title(), config, str(len(pts)), h.formula(), f"{h.smape:.2f}%")
             except ValueError as err:
                 table.add_row(section.title(), config, str(len(pts)), f"– ({err})", "–")
     console.print(table)
+
+
+@model_app.command("evaluate")
+def evaluate_command(
+    results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
+    study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
+) -> None:
+    """Fit the thesis's models on a stored study (communication models on pure MPI only) and evaluate them."""
+    from hybridperf import report
+    from hybridperf.analysis import analyse
+
+    st, runs = _study(results_dir, study_name)
+    for section in analyse(st, runs):
+        for title, headers, rows in report.model_tables(section, st.cores_per_node):
+            table = Table(title=f"{section.title()}: {title}")
+            for h in headers:
+                table.add_column(h)
+            for row in rows:
+                table.add_row(*row)
+            console.print(table if headers else title)
+
+
+def _study(results_dir: Path, study_name: str | None):
+    if not (results_dir / "results.db").exists():
+        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
+    with Store(results_dir) as store:
+        names = store.studies()
+        name = study_name or (names[-1] if names else None)
+        if name not in names:
+            fail(f"{results_dir} has no study {study_name or ''}".strip())
+        return spec.from_dict(store.study_spec(name)), [r for r in store.runs(name) if r["status"] == "ok"]
+
+
+DEFAULT_SECONDS_PER_UNIT = {"md": 150e-9, "spmv": 40e-9}  # per atom-step / row-call: a 2010s core
+
+
+@model_app.command("recommend")
+def recommend_command(
+    cluster: Annotated[str, typer.Option(help="merlin, stella, cseem64t-infinipath, cseem64t-gige, or this "
+                                              "(this machine, calibrated with --calibration).")] = "this",
+    kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape.")] = "md",
+    size: Annotated[Optional[int], typer.Option(help="md: fcc cells per side (4 s^3 atoms); spmv: n (brick "
+                                                     "edge per core). Default: the calibration's serial run's, "
+                                                     "else 32 (md) or 40 (spmv).")] = None,
+    steps: Annotated[Optional[int], typer.Option(help="md steps or spmv calls. Default: the serial run's, else "
+                                                      "100.")] = None,
+    work_seconds: Annotated[Optional[float], typer.Option(help="The problem's serial time on one core "
+                                                              "(default: scaled from the serial run in "
+                                                              "--calibration, else 150 ns per atom-step / 40 ns "
+                                                              "per row-call).")] = None,
+    nodes: Annotated[str, typer.Option(help="Node counts to consider, comma-separated.")] = "1,2,4,8,16,32,64",
+    thread_loss: Annotated[float, typer.Option(help="Multithreading loss per extra thread (e_mt = 1 / (1 + "
+                                                    "loss (T - 1))).")] = 0.0,
+    calibration: Annotated[Optional[Path], typer.Option(help="A results directory holding mixbench ping-pong, "
+                                                            "ompbench PARALLEL_FOR, stream (and serial kernel) "
+                                                            "profiles; see docs/models.md.")] = None,
+    future: Annotated[bool, typer.Option("--future", help="The thesis's what-if: 16 cores per node, twice the "
+                                                         "bandwidth, half the latency, a doubled problem.")] = False,
+) -> None:
+    """Predict every ranks x threads split per node, name the winner with its margin, and the crossovers."""
+    from dataclasses import replace
+
+    from hybridperf.models import calibrate, presets, split
+
+    try:
+        counts = sorted({int(v) for v in nodes.split(",") if v.strip()})
+    except ValueError:
+        fail(f"--nodes must be comma-separated integers, not '{nodes}'")
+    if not counts or counts[0] < 1:
+        fail("--nodes needs node counts of 1 or more")
+    if kernel not in DEFAULT_SECONDS_PER_UNIT:
+        fail(f"--kernel must be md or spmv, not '{kernel}'")
+    if any(v is not None and v < 1 for v in (size, steps)) or thread_loss < 0:
+        fail("--size and --steps must be 1 or more, --thread-loss 0 or more")
+    cal, serial = _calibration_from(calibration, kernel) if calibration else (None, None)
+    if cluster == "this":
+        from hybridperf.machine import local_machine
+
+        c = calibrate.this_machine(cal or calibrate.calibration(None, None, []), local_machine().cores,
+                                   kernel in calibrate.BANDWIDTH_BOUND)
+        counts = [1]
+    elif cluster in presets.PRESETS:
+        c = presets.PRESETS[cluster]
+    else:
+        fail(f"unknown cluster '{cluster}': use this or one of {', '.join(presets.PRESETS)}")
+    problem = _problem(kernel, c.cores_per_node, size, steps, serial)
+    problem = replace(problem, thread_efficiency=lambda t: 1 / (1 + thread_loss * (t - 1)))
+    if work_seconds:
+        problem = replace(problem, work_seconds=work_seconds)
+    if future:
+        c, problem = c.future(), problem.doubled()
+    console.print(f"[bold]{c.name}[/bold]: {c.cores_per_node} cores per node; {c.source}")
+    table = Table(title=f"{problem.name}: predicted seconds per split; the winner's margin over the runner-up "
+                        f"± its Monte Carlo SD, and how often it wins under the inputs' uncertainty")
+    table.add_column("nodes")
+    splits = split.splits_of(c, 1)
+    for s in splits:
+        table.add_column(f"{s.ranks_per_node}r×{s.threads}t", justify="right")
+    table.add_column("winner")
+    table.add_column("margin", justify="right")
+    table.add_column("wins", justify="right")
+    for n in [k for k in counts if k <= c.nodes]:
+        v = split.recommend(c, problem, n)
+        cells = [f"{v.times[s2][0]:.4g}" for s2 in split.splits_of(c, n)]
+        table.add_row(str(n), *cells, f"{v.winner.ranks_per_node}r×{v.winner.threads}t",
+                      f"{100 * v.margin:.1f}±{100 * v.margin_error:.1f}%", f"{100 * v.confidence:.0f}%")
+    console.print(table)
+    for n, before, after in split.crossovers(c, problem, [k for k in counts if k <= c.nodes]):
+        console.print(f"the winner changes at {n} nodes ({n * c.cores_per_node} cores): "
+                      f"{before.ranks_per_node}r×{before.threads}t -> {after.ranks_per_node}r×{after.threads}t")
+
+
+def _problem(kernel: str, cores_per_node: int, size: int | None, steps: int | None, serial: dict | None):
+    """The problem to split: the serial run's, rescaled to size, steps and the node, or a default."""
+    from hybridperf.models import calibrate, split
+
+    if serial:
+        return calibrate.problem_from(serial, size, steps, cores_per_node)
+    if kernel == "md":
+        atoms, steps = 4 * (size or 32) ** 3, steps or 100
+        return split.md_problem(atoms, steps, DEFAULT_SECONDS_PER_UNIT["md"] * atoms * steps)
+    n, calls = size or 40, steps or 100
+    return split.spmv_problem(n, cores_per_node, calls, DEFAULT_SECONDS_PER_UNIT["spmv"] * n**3 * cores_per_node * calls)
+
+
+def _profiles_in(directory: Path) -> list[dict]:
+    """The ok profiles a results directory holds (`hybridperf run` writes runs/, studies write profiles/),
+    oldest first."""
+    profiles = []
+    for path in [*directory.glob("runs/*.json"), *directory.glob("profiles/*.json")]:
+        try:
+            profile = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(profile, dict) and profile.get("status") == "ok" and "run" in profile:
+            profiles.append(profile)
+    return sorted(profiles, key=lambda p: p["run"].get("start_time", ""))
+
+
+def _calibration_from(directory: Path, kernel: str):
+    """mixbench, ompbench and stream profiles (and a serial run of the kernel) from a results directory;
+    the latest of each kind counts."""
+    from hybridperf.models import calibrate
+
+    profiles = _profiles_in(directory)
+    if not profiles:
+        fail(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for the "
+             "calibration runs")
+
+    def latest(name: str, usable=lambda p: True):
+        found = [p for p in profiles if p["kernel"] == name and usable(p)]
+        return found[-1] if found else None
+
+    pingpong = latest("mixbench", lambda p: "pingpong" in p["mixbench"].get("hockney", {}))
+    parallel_for = latest("ompbench", lambda p: any(f["name"] == "overhead.PARALLEL_FOR"
+                                                    for f in p["figures_of_merit"]))
+    serial = latest(kernel, lambda p: p["run"]["ranks"] == p["run"]["threads_per_rank"] == 1)
+    streams = {p["run"]["threads_per_rank"]: p for p in profiles if p["kernel"] == "stream"}
+    return calibrate.calibration(pingpong, parallel_for, list(streams.values())), serial

@@ -9,10 +9,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
 from hybridperf import efficiency as eff, plots
+from hybridperf.models import pmnf, study_models
 from hybridperf.analysis import (Section, class_seconds, comm_seconds, per_step, region_seconds,
                                  threading_overheads)
 
@@ -202,6 +204,37 @@ def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
             f"<ul>{pairs}</ul></details>")
 
 
+def model_tables(s: Section, cores_per_node: int) -> list[Table]:
+    """The thesis's models fitted on this section (communication models on pure MPI only) and evaluated on
+    every point, and an Extra-P-style PMNF fit of each configuration's loop time."""
+    tables = []
+    for name in study_models.MODELS:
+        ev = study_models.evaluate(s, cores_per_node, name)
+        if not ev.rows:
+            tables.append((f"{name}: not fitted ({ev.note})", [], []))
+            continue
+        params = "; ".join(f"{n} = {v['estimate']:.4g} ± {v['error']:.2g} ({v['percent']:.0f}%)"
+                           for f in ev.fits for n, v in f.as_dict().items())
+        rows = [[r.configuration, str(r.scale), _f(r.measured), _f(r.predicted), f"{_f(r.low)} – {_f(r.high)}",
+                 "–" if r.error != r.error else f"{r.error:.1f}%", "yes" if r.inside else "no",
+                 "fitted" if r.fitted else "predicted"] for r in ev.rows]
+        tables.append((f"{name}, minimum times: {params}",
+                       ["configuration", s.axis, "measured", "predicted", "band (±SE)", "error", "in band", "point"],
+                       rows))
+    fits = []
+    for config in dict.fromkeys(p.configuration for p in s.points):
+        pts = [p for p in s.points if p.configuration == config and p.runs]
+        try:
+            h = pmnf.select(np.array([p.cores for p in pts for _ in p.runs], float),
+                            np.array([r["loop_time"] for p in pts for r in p.runs]))
+            fits.append([config, str(len(pts)), h.formula(), f"{h.smape:.2f}%"])
+        except ValueError as err:
+            fits.append([config, str(len(pts)), f"– ({err})", "–"])
+    tables.append(("Empirical model of the loop time, t(p) with p = cores (PMNF, cross-validated)",
+                   ["configuration", "points", "model", "CV SMAPE"], fits))
+    return tables
+
+
 def failed_table(runs: list[dict[str, Any]]) -> Table:
     rows = [[f"{r['nodes']}×{r['ranks_per_node']}×{r['threads']}", ", ".join(f"{k}={v}" for k, v in r["params"].items()),
              str(r["repeat"]), r["status"], str(r["exit_code"]), (r["stderr"] or "").strip().splitlines()[-1:][0]
@@ -258,6 +291,8 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
         for figure, table in SECTION_PARTS:
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(_html_table(table(s)))
+        parts.append("<h3>Models</h3>" + "".join(_html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"
+                                                 for t in model_tables(s, spec["cores_per_node"])))
     ignored = {k for params in spec.get("configuration_params", {}).values() for k in params}
     parts.append(efficiency_html(runs, spec["cores_per_node"], ignored))
     failed = failed_table(runs)

@@ -2,7 +2,8 @@
 
     t = W / (N_mpi N_omp e(cores per node) e_mt(N_omp))   the work, shared by every core
       + [N_omp > 1] n_par o_par(N_omp) / 1               OpenMP fork/join of the threaded loops (ompbench)
-      + messages alpha_eff + bytes beta_eff             point-to-point halo traffic (mixbench alpha/beta)
+      + messages alpha_eff + bytes (beta_eff + beta_pack) point-to-point halo traffic (mixbench alpha/beta;
+                                                        packing and unpacking at STREAM copy bandwidth)
       + collectives alpha_coll log2(N_mpi)              global sums
 
 This is the thesis's decomposition (§6.1: communication profile + threading overheads) with its terms
@@ -40,6 +41,7 @@ class Cluster:
     alpha_intra: float  # s per message within a node
     beta_intra: float  # s per byte within a node
     par_overhead: Callable[[int], float] = field(default=lambda threads: 1e-6 * math.log2(max(threads, 2)))  # s
+    beta_pack: float = 0.0  # s per byte to pack a message before sending and unpack it after receiving
     node_efficiency: Callable[[int], float] = field(default=lambda cores: 1.0)
     source: str = ""
     uncertainty: float = 0.2  # relative error of the network and overhead figures
@@ -72,6 +74,10 @@ class Problem:
                        halo_bytes=lambda n: 2 ** (2 / 3) * self.halo_bytes(n))
 
 
+# threaded loops per step of hybridperf-md: two integration halves, the force, six halo packs and six unpacks
+MD_LOOPS_PER_STEP = 15.0
+
+
 def md_problem(atoms: int, steps: int, work_seconds: float, density: float = 0.8442, ghost_cut: float = 2.8,
                neigh_every: int = 20, thermo_every: int = 0) -> Problem:
     """hybridperf-md: the halo of a cubic brick of atoms/N_mpi atoms, in the three-phase shape of Table 6.1
@@ -85,7 +91,7 @@ def md_problem(atoms: int, steps: int, work_seconds: float, density: float = 0.8
     rebuilds = steps // neigh_every
     sums = steps // thermo_every if thermo_every else 2
     return Problem(f"md {atoms} atoms x {steps} steps", work_seconds, halo,
-                   lambda n: 6.0 * (steps + rebuilds), float(sums), 6.0 * steps)
+                   lambda n: 6.0 * (steps + rebuilds), float(sums), MD_LOOPS_PER_STEP * steps)
 
 
 def spmv_problem(n: int, cores: int, calls: int, work_seconds: float) -> Problem:
@@ -142,7 +148,7 @@ def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, f
     net = s.get("network", 1.0)
     alpha = net * (k * cluster.alpha_inter * n_ppn + (1 - k) * cluster.alpha_intra)
     beta = net * (k * cluster.beta_inter * n_ppn + (1 - k) * cluster.beta_intra)
-    p2p = problem.messages(n_mpi) * alpha + problem.halo_bytes(n_mpi) * beta if n_mpi > 1 else 0.0
+    p2p = problem.messages(n_mpi) * alpha + problem.halo_bytes(n_mpi) * (beta + cluster.beta_pack) if n_mpi > 1 else 0.0
     coll = problem.collectives * alpha * 2 * math.log2(n_mpi) if n_mpi > 1 else 0.0
     return work + threads + p2p + coll
 

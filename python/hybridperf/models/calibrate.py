@@ -1,0 +1,103 @@
+"""The calibrated model: every ranks x threads split of this machine predicted from one serial run and the
+microbenchmarks, with no hybrid run.
+
+- work W: the loop time of the kernel's serial run (1 rank x 1 thread; for SPMV its serial mode, the
+  hybrid brick on one thread) — everything a split must share out;
+- problem geometry: atoms, steps and cut-off (md) or n and calls (spmv) from that run's profile, giving
+  each split's halo bytes and messages (Table 6.1 shape, models.split);
+- alpha, beta: hybridperf-mixbench's Hockney fit of the ping-pong on this node, per message, plus the
+  packing and unpacking of each message through memory at STREAM copy bandwidth (a halo message is
+  gathered from and scattered to the atom arrays; the ping-pong prices the MPI copy alone);
+- fork/join: hybridperf-ompbench's PARALLEL FOR overhead at the threads it measured, scaled with log2 of
+  the thread count for others (tree barriers), times the kernel's threaded loops (models.split: md 15 per
+  step, spmv 2 per call — pack and product);
+- node efficiency: for a bandwidth-bound kernel (spmv) STREAM triad with c threads over c times triad
+  with one (cores that share the memory system share its bandwidth, ranks or threads alike); 1 for md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from hybridperf.models.split import Cluster, Problem, Split, md_problem, predict, spmv_problem
+
+BANDWIDTH_BOUND = {"spmv"}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    alpha: float
+    beta: float
+    par_overhead_s: float
+    par_threads: int
+    triad: dict[int, float]  # threads -> GB/s
+    sources: tuple[str, ...]
+    beta_pack: float = 0.0  # s per message byte to pack and unpack (STREAM copy)
+
+
+def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None,
+                streams: list[dict[str, Any]]) -> Calibration:
+    sources = []
+    alpha, beta = 0.4e-6, 1 / 10e9
+    if mixbench:
+        fit = mixbench["mixbench"]["hockney"]["pingpong"]
+        alpha, beta = fit["alpha_s"], fit["beta_s_per_byte"]
+        sources.append(f"mixbench ping-pong: alpha {alpha * 1e6:.3g} us, beta {1e-9 / beta:.3g} GB/s")
+    overhead, threads = 1e-6, 2
+    if ompbench:
+        value = next((f["value"] for f in ompbench["figures_of_merit"] if f["name"] == "overhead.PARALLEL_FOR"), None)
+        if value is not None:
+            overhead, threads = value * 1e-6, ompbench["run"]["threads_per_rank"]
+            sources.append(f"ompbench PARALLEL FOR at {threads} threads: {value:.3g} us")
+    triad = {s["run"]["threads_per_rank"]: s["stream"]["bandwidth_GBps"]["triad"] for s in streams}
+    copy = {s["run"]["threads_per_rank"]: s["stream"]["bandwidth_GBps"]["copy"] for s in streams}
+    # packing m bytes reads and writes m (2m of STREAM copy's counted bytes), so does unpacking
+    beta_pack = 4.0 / (copy[1] * 1e9) if 1 in copy else 0.0
+    if triad:
+        sources.append("STREAM triad: " + ", ".join(f"{t} thread(s) {v:.3g} GB/s" for t, v in sorted(triad.items())))
+    return Calibration(alpha, beta, overhead, max(threads, 2), triad, tuple(sources), beta_pack)
+
+
+def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool) -> Cluster:
+    def par(threads: int) -> float:
+        return cal.par_overhead_s * math.log2(max(threads, 2)) / math.log2(cal.par_threads)
+
+    def efficiency(busy: int) -> float:
+        if not bandwidth_bound or 1 not in cal.triad or busy not in cal.triad:
+            return 1.0
+        return cal.triad[busy] / (busy * cal.triad[1])
+
+    return Cluster("this machine", 1, cores, 1, cal.alpha, cal.beta, cal.alpha, cal.beta, par_overhead=par,
+                   node_efficiency=efficiency, source="; ".join(cal.sources) or "defaults", uncertainty=0.1,
+                   beta_pack=cal.beta_pack)
+
+
+def problem_from(serial: dict[str, Any], size: int | None = None, steps: int | None = None,
+                 cores: int | None = None) -> Problem:
+    """The problem a serial run solved, with its loop time as the work; or, given size (md: fcc cells per
+    side; spmv: n), steps (md steps; spmv calls) or cores per node (spmv: one n^3 brick each), that
+    problem rescaled, the work growing with atoms (rows) times steps (calls)."""
+    kernel, work = serial["kernel"], next(f["value"] for f in serial["figures_of_merit"] if f["name"] == "loop_time")
+    params = serial["params"]
+    if kernel == "md":
+        md = serial["md"]
+        atoms, done = (4 * size**3 if size else md["atoms"]), steps or md["steps_done"]
+        work *= atoms * done / (md["atoms"] * md["steps_done"])
+        return md_problem(atoms, done, work, params["density"], md["ghost_cut"], params["neigh_every"],
+                          params["thermo"])
+    if kernel == "spmv":
+        s = serial["spmv"]
+        n, calls, cores = size or s["n"], steps or s["calls"], cores or s["rows_per_node"] // s["n"] ** 3
+        work *= n**3 * cores * calls / (s["rows_per_node"] * s["calls"])
+        return spmv_problem(n, cores, calls, work)
+    raise ValueError(f"the calibrated model knows md and spmv, not {kernel}")
+
+
+def predict_splits(serial: dict[str, Any], cal: Calibration, cores: int) -> dict[Split, float]:
+    """Every split of one node's cores that fills them."""
+    problem = problem_from(serial)
+    cluster = this_machine(cal, cores, serial["kernel"] in BANDWIDTH_BOUND)
+    return {Split(1, r, cores // r): predict(cluster, problem, Split(1, r, cores // r))
+            for r in range(1, cores + 1) if cores % r == 0}

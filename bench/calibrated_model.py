@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The calibrated model against measurement on this machine (issue 6's accuracy goal).
 
-In one invocation: the calibration — hybridperf-mixbench's ping-pong (2 ranks), hybridperf-ompbench's
-PARALLEL FOR (all cores as threads), STREAM copy and triad at 1 and all threads — then, alternating, the serial
-run and every split of the node's cores for MD (the standard benchmark at 32,000 and 131,072 atoms) and
-SPMV (n = 20 and 40; serial, mpi and hybrid modes), --repeats times. The model predicts each split from
-the serial run's median profile and the calibration alone (no run of the split), and is scored against
-the split's measured median: percentage error (target within 15%) and whether it names the right winner.
+In each of --repeats rounds, one after the other: the calibration — hybridperf-mixbench's ping-pong (2
+ranks), hybridperf-ompbench's PARALLEL FOR (all cores as threads), STREAM copy and triad at 1 and all
+threads — then the serial run and every split of the node's cores for MD (the standard benchmark at 32,000
+and 131,072 atoms) and SPMV (n = 20 and 40; serial, mpi and hybrid modes). The model predicts each split
+from the median calibration and the serial run's median profile alone (no run of the split), and is
+scored against the split's measured median: percentage error (target within 15%) and whether it names
+the right winner — which it can only be said to do when the measured gap exceeds the summed SEMs.
 
     python bench/calibrated_model.py [--repeats 5]
 """
@@ -37,6 +38,21 @@ def run(kernel: str, ranks: int, threads: int, args: list[str], work: Path) -> d
     return out.profile
 
 
+def figure(profile: dict, name: str) -> float:
+    return next(f["value"] for f in profile["figures_of_merit"] if f["name"] == name)
+
+
+def median(profiles: list[dict], key) -> dict:
+    return sorted(profiles, key=key)[len(profiles) // 2]
+
+
+def calibration_runs(cores: int, work: Path):
+    yield "mixbench", run("mixbench", 2, 1, ["--bench", "pingpong"], work)
+    yield "ompbench", run("ompbench", 1, cores, ["-c", "PARALLEL_FOR", "--ref-sd-tol", "1"], work)
+    for threads in sorted({1, cores}):
+        yield f"stream {threads}", run("stream", 1, threads, ["-s", "40", "-t", "5"], work)
+
+
 CASES = {
     "md -s 20": ("md", ["-s", "20"], {}),
     "md -s 32": ("md", ["-s", "32"], {}),
@@ -59,27 +75,29 @@ def main() -> None:
     splits = [(cores // t, t) for t in range(1, cores + 1) if cores % t == 0]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        print("calibrating: mixbench ping-pong, ompbench PARALLEL FOR, STREAM", flush=True)
-        mix = run("mixbench", 2, 1, ["--bench", "pingpong"], work)
-        omp = run("ompbench", 1, cores, ["-c", "PARALLEL_FOR", "--ref-sd-tol", "1"], work)
-        streams = [run("stream", 1, t, ["-s", "40", "-t", "5"], work) for t in sorted({1, cores})]
-        cal = calibrate.calibration(mix, omp, streams)
-        print("\n".join("  " + s for s in cal.sources))
         measured: dict[tuple, list[float]] = {}
         serials: dict[str, list[dict]] = {}
+        calibrations: dict[str, list[dict]] = {}
         for rep in range(args.repeats):
             print(f"round {rep + 1}/{args.repeats}", flush=True)
+            # the calibration too is measured every round: one disturbed STREAM run would skew every prediction
+            for name, profile in calibration_runs(cores, work):
+                calibrations.setdefault(name, []).append(profile)
             for name, (kernel, base, modes) in CASES.items():
                 for ranks, threads in [(1, 1)] + splits:
                     p = run(kernel, ranks, threads, base + mode_args(modes, ranks, threads), work)
-                    measured.setdefault((name, ranks, threads), []).append(
-                        next(f["value"] for f in p["figures_of_merit"] if f["name"] == "loop_time"))
+                    measured.setdefault((name, ranks, threads), []).append(figure(p, "loop_time"))
                     if ranks == threads == 1:
                         serials.setdefault(name, []).append(p)
+    cal = calibrate.calibration(median(calibrations["mixbench"], lambda p: p["mixbench"]["hockney"]["pingpong"]["alpha_s"]),
+                                median(calibrations["ompbench"], lambda p: figure(p, "overhead.PARALLEL_FOR")),
+                                [median(v, lambda p: p["stream"]["bandwidth_GBps"]["triad"])
+                                 for k, v in calibrations.items() if k.startswith("stream")])
+    print("calibration (medians of the rounds):\n" + "\n".join("  " + s for s in cal.sources))
     print(f"\nmedians of {args.repeats} rounds; target: every split within 15% and the right winner")
     print(f"{'case':<11} {'split':>6} {'predicted s':>12} {'measured s':>11} {'SEM':>8} {'error':>7}")
     for name in CASES:
-        serial = sorted(serials[name], key=lambda p: p["regions"]["total"]["time"]["max"])[len(serials[name]) // 2]
+        serial = median(serials[name], lambda p: figure(p, "loop_time"))
         predicted = calibrate.predict_splits(serial, cal, cores)
         rows = {}
         for split, t in predicted.items():

@@ -23,7 +23,7 @@
 
 extern char **environ;
 
-static const char *level_name(int level)
+const char *hp_thread_level_name(int level)
 {
     switch (level) {
     case MPI_THREAD_SINGLE:
@@ -221,8 +221,8 @@ void hp_profile_header(hp_json *j, const hp_run *r)
     hp_json_int(j, "ranks_per_node", r->ranks_per_node);
     hp_json_int(j, "nodes", r->nodes);
     hp_json_object_begin(j, "mpi_thread_level");
-    hp_json_string(j, "requested", level_name(r->thread_requested));
-    hp_json_string(j, "provided", level_name(r->thread_provided));
+    hp_json_string(j, "requested", hp_thread_level_name(r->thread_requested));
+    hp_json_string(j, "provided", hp_thread_level_name(r->thread_provided));
     hp_json_object_end(j);
     environment_json(j);
     hp_affinity_json(j, r);

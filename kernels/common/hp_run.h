@@ -35,6 +35,8 @@ int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *
 void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thread_requested, hp_comm *c);
 void hp_run_finish(hp_run *r);
 
+/* "MPI_THREAD_FUNNELED" etc. for an MPI thread level. */
+const char *hp_thread_level_name(int level);
 /* The profile's schema, kernel, kernel_version, build and run members. */
 void hp_profile_header(hp_json *j, const hp_run *r);
 void hp_build_info(FILE *out);

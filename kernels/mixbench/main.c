@@ -92,7 +92,7 @@ static void print_banner(const mb_state *s, const hp_run *run)
     const mb_params *p = &s->p;
     printf("%s: %s on %d rank%s x %d thread%s, %d node%s (MPI thread level %s, %s requested)\n", MB_PROGRAM,
            p->bench_name, s->nranks, s->nranks > 1 ? "s" : "", s->threads, s->threads > 1 ? "s" : "", run->nodes,
-           run->nodes > 1 ? "s" : "", mb_level_name(run->thread_provided), mb_level_name(run->thread_requested));
+           run->nodes > 1 ? "s" : "", hp_thread_level_name(run->thread_provided), hp_thread_level_name(run->thread_requested));
     hp_args_print(stdout, s->args, s->nargs);
     printf("sizes: %d, %d to %d bytes; %d timed iterations up to %d bytes (%d warm-up), %d above (%d warm-up)\n",
            p->nsizes, p->sizes[0], p->sizes[p->nsizes - 1], p->iters, MB_LARGE_MESSAGE, p->warmup, p->iters_large,

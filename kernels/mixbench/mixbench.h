@@ -109,7 +109,6 @@ int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, s
 int mb_params_check_run(const mb_params *p, int ranks, int provided, char *err, size_t errlen);
 /* Parses "8,1K,64K,1M" into ascending distinct sizes; 0 or -1 with err. */
 int mb_parse_sizes(const char *text, int *sizes, int *n, char *err, size_t errlen);
-const char *mb_level_name(int level);
 extern const char *const mb_usage, *const mb_summary;
 
 /* rows.c: measuring one point */

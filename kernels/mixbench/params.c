@@ -207,20 +207,6 @@ static int level_of(const char *name)
     return -1;
 }
 
-const char *mb_level_name(int level)
-{
-    switch (level) {
-    case MPI_THREAD_SINGLE:
-        return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED:
-        return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-        return "MPI_THREAD_SERIALIZED";
-    default:
-        return "MPI_THREAD_MULTIPLE";
-    }
-}
-
 static int is_set(const hp_arg *args, int nargs, const char *name)
 {
     for (int a = 0; a < nargs; a++)
@@ -303,7 +289,7 @@ int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, s
         p->thread_requested = level_of(p->thread_level_name);
         if (p->thread_requested < p->thread_needed) {
             snprintf(err, errlen, "--thread-level %s is too low for --bench %s%s, which needs %s", p->thread_level_name,
-                     p->bench_name, multiple ? " with the multiple style" : "", mb_level_name(p->thread_needed));
+                     p->bench_name, multiple ? " with the multiple style" : "", hp_thread_level_name(p->thread_needed));
             return -1;
         }
     }
@@ -336,12 +322,12 @@ int mb_params_check_run(const mb_params *p, int ranks, int provided, char *err, 
             snprintf(err, errlen,
                      "the multiple style needs MPI_THREAD_MULTIPLE but the MPI library provides only %s: use an "
                      "MPI built with thread support, or leave multiple out of --styles",
-                     mb_level_name(provided));
+                     hp_thread_level_name(provided));
         else
             snprintf(err, errlen,
                      "--bench %s needs MPI_THREAD_FUNNELED (the master calls MPI while OpenMP threads exist) but "
                      "the MPI library provides only %s: use an MPI built with thread support",
-                     p->bench_name, mb_level_name(provided));
+                     p->bench_name, hp_thread_level_name(provided));
         return -1;
     }
     return 0;

@@ -7,7 +7,6 @@ a kernel's own exit status is passed through.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional

@@ -12,9 +12,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from hybridperf import spec
 from hybridperf.models import dlpoly, pmnf
-from hybridperf.store import Store
 from hybridperf.ui import console, fail
 
 model_app = typer.Typer(help="Performance models: fit, evaluate, predict, recommend.", no_args_is_help=True)
@@ -117,14 +115,11 @@ def evaluate_command(
 
 
 def _study(results_dir: Path, study_name: str | None):
-    if not (results_dir / "results.db").exists():
-        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
-    with Store(results_dir) as store:
-        names = store.studies()
-        name = study_name or (names[-1] if names else None)
-        if name not in names:
-            fail(f"{results_dir} has no study {study_name or ''}".strip())
-        return spec.from_dict(store.study_spec(name)), [r for r in store.runs(name) if r["status"] == "ok"]
+    """The study's spec and its successful runs."""
+    from hybridperf.cli_study import stored_study
+
+    st, runs = stored_study(results_dir, study_name)
+    return st, [r for r in runs if r["status"] == "ok"]
 
 
 DEFAULT_SECONDS_PER_UNIT = {"md": 150e-9, "spmv": 40e-9}  # per atom-step / row-call: a 2010s core

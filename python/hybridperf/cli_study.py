@@ -10,7 +10,7 @@ import typer
 from hybridperf import analysis, efficiency as eff, extrap_export, machine, report as reporting, spec
 from hybridperf.backends.local import LocalBackend
 from hybridperf.store import Store, export_csv
-from hybridperf.study import pending, run_study
+from hybridperf.study import run_study
 from hybridperf.ui import USER_ERRORS, console, errors, fail, user_error
 
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
@@ -70,21 +70,26 @@ def study(
         _report(directory, st.name)
 
 
-def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
+def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
+    """A stored study's spec and runs — the latest study unless one is named — or a one-line error."""
+    if not (directory / "results.db").exists():
+        fail(f"{directory} has no results.db (run `hybridperf study SPEC` first)")
     with Store(directory) as store:
         names = store.studies()
         if not names:
             fail(f"{directory} holds no study (run `hybridperf study SPEC` first)")
-        if name is None:
-            name = names[-1]
+        name = name or names[-1]
         if name not in names:
             fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
-        st = spec.from_dict(store.study_spec(name))
-        runs = store.runs(name)
+        return spec.from_dict(store.study_spec(name)), store.runs(name)
+
+
+def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
+    st, runs = stored_study(directory, name)
     sections = analysis.analyse(st, runs)
     reporting.print_terminal(console, sections, runs)
     out = out or directory / "report.html"
-    reporting.write_html(out, reporting.render_html(name, st.as_dict(), sections, runs))
+    reporting.write_html(out, reporting.render_html(st.name, st.as_dict(), sections, runs))
     console.print(f"report: {out}")
     return out
 
@@ -130,22 +135,14 @@ def efficiency(
     study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
 ) -> None:
     """Chow & Hysom's e_mt, e_cache, e_ni and e_mp from stored mpi / hybrid / serial runs."""
-    if not (results_dir / "results.db").exists():
-        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
-    with Store(results_dir) as store:
-        names = store.studies()
-        name = study_name or (names[-1] if names else None)
-        if name not in names:
-            fail(f"{results_dir} has no study '{study_name}'" if study_name else f"{results_dir} holds no study")
-        st = spec.from_dict(store.study_spec(name))
-        runs = store.runs(name)
+    st, runs = stored_study(results_dir, study_name)
     try:
         rows = eff.efficiency_rows(runs, st.cores_per_node, st.configuration_keys)
     except eff.MissingRuns as err:
         fail(str(err))
     if not any(r.e_mt or r.e_cache or r.e_ni or r.e_mp for r in rows):
         reasons = sorted({why for r in rows for why in r.missing.values()}) or ["no successful runs"]
-        fail(f"{name}: no efficiency parameter can be computed: {'; '.join(reasons)} (a study needs pure-mpi, "
+        fail(f"{st.name}: no efficiency parameter can be computed: {'; '.join(reasons)} (a study needs pure-mpi, "
              "hybrid-1 and 1-core runs of the same problem, e.g. configurations [pure-mpi, hybrid-1], cores [1, node])")
     console.print(reporting.efficiency_rich(rows))
     reasons: dict[str, list[str]] = {}

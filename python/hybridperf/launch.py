@@ -29,8 +29,25 @@ class LaunchError(ValueError):
     """A configuration that cannot be launched as asked; the message says what to change."""
 
 
+class Placement:
+    """The shape of a run — nodes x MPI ranks per node x OpenMP threads per rank — for the dataclasses
+    that declare those three fields (launch configurations, planned runs, modelled splits)."""
+
+    nodes: int
+    ranks_per_node: int
+    threads: int
+
+    @property
+    def ranks(self) -> int:
+        return self.nodes * self.ranks_per_node
+
+    @property
+    def cores(self) -> int:
+        return self.ranks * self.threads
+
+
 @dataclass(frozen=True)
-class Configuration:
+class Configuration(Placement):
     """How a run is placed: nodes, MPI ranks per node, OpenMP threads per rank."""
 
     nodes: int
@@ -39,10 +56,6 @@ class Configuration:
     cores_per_node: int
     oversubscribe: bool = False  # allow ranks x threads > cores per node
     wait_policy: str | None = None  # OMP_WAIT_POLICY; None: passive when oversubscribed, else unset
-
-    @property
-    def ranks(self) -> int:
-        return self.nodes * self.ranks_per_node
 
     @property
     def cores_used_per_node(self) -> int:

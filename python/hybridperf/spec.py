@@ -28,6 +28,7 @@ from typing import Any, Callable
 import yaml
 
 from hybridperf import kernels
+from hybridperf.launch import Placement
 from hybridperf.taxonomy import Mode, classify
 
 KEYS = {
@@ -78,7 +79,7 @@ class Study:
 
 
 @dataclass(frozen=True)
-class RunPlan:
+class RunPlan(Placement):
     study: str
     kernel: str
     params: dict[str, Any]
@@ -88,14 +89,6 @@ class RunPlan:
     threads: int
     mode: Mode
     repeat: int
-
-    @property
-    def ranks(self) -> int:
-        return self.nodes * self.ranks_per_node
-
-    @property
-    def cores(self) -> int:
-        return self.ranks * self.threads
 
     @property
     def key(self) -> str:

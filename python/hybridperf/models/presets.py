@@ -2,8 +2,8 @@
 
 What the seeds state is used as stated (cores per node, sockets, Merlin's 1.8 us Infiniband latency);
 the rest are typical figures for that hardware generation, marked as assumptions in `source` —
-better numbers come from running hybridperf-mixbench on the machine (`hybridperf model recommend
---calibrate RESULTS`)."""
+better numbers come from this machine's microbenchmarks (`hybridperf model recommend --calibration DIR`,
+docs/models.md)."""
 
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from hybridperf.launch import Placement
 from hybridperf.models import thesis
 
 
@@ -119,18 +120,10 @@ def spmv_problem(n: int, cores: int, calls: int, work_seconds: float) -> Problem
 
 
 @dataclass(frozen=True)
-class Split:
+class Split(Placement):
     nodes: int
     ranks_per_node: int
     threads: int
-
-    @property
-    def ranks(self) -> int:
-        return self.nodes * self.ranks_per_node
-
-    @property
-    def cores(self) -> int:
-        return self.ranks * self.threads
 
     def __str__(self) -> str:
         return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t"

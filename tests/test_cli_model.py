@@ -29,6 +29,9 @@ def test_evaluate_fits_on_pure_mpi_and_predicts_the_hybrid_points(tmp_path, md_b
     # pure MPI at 1 core sends nothing, so one pure-MPI point with a communication time is too few to fit
     assert "total communication (6.6): not fitted (needs 2 pure-MPI points" in out.stdout
     assert "predicted" in out.stdout and "PMNF" in out.stdout
+    outlook = out.stdout[out.stdout.index("Outlook"):]
+    assert [line.split("│")[1].strip() for line in outlook.splitlines() if line.startswith("│")][:5] == \
+        ["1", "2", "4", "8", "16"]
 
 
 def test_evaluate_without_a_study_fails_cleanly(tmp_path):

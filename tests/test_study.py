@@ -62,7 +62,7 @@ def test_study_stores_every_run_and_reports_their_numbers(tiny):
         assert f"<td>{statistics.fmean(times):.4g}</td>" in html  # the mean
         assert f"<td>{min(times):.4g}</td>" in html  # the minimum
     assert "Verdict" in html and "Threading overhead" in html and "Table 4.5" in html
-    assert "<h3>Models</h3>" in html and "overall (6.10), minimum times: phi =" in html
+    assert "<h3>Models</h3>" in html and "overall (6.10), minimum times: phi =" in html and "Outlook" in html
     assert "loop time" in out.stdout and "verdict" in out.stdout
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -22,7 +23,7 @@ Table = tuple[str, list[str], list[list[str]]]  # title, headers, rows
 
 
 def _f(value: float | None, digits: int = 4) -> str:
-    return "–" if value is None else f"{value:.{digits}g}"
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}g}"
 
 
 def _pct(value: float | None) -> str:
@@ -214,12 +215,23 @@ def model_tables(s: Section, cores_per_node: int) -> list[Table]:
             tables.append((f"{name}: not fitted ({ev.note})", [], []))
             continue
         params = "; ".join(f"{n} = {v['estimate']:.4g} ± {v['error']:.2g} ({v['percent']:.0f}%)"
-                           for f in ev.fits for n, v in f.as_dict().items())
-        rows = [[r.configuration, str(r.scale), _f(r.measured), _f(r.predicted), f"{_f(r.low)} – {_f(r.high)}",
-                 "–" if r.error != r.error else f"{r.error:.1f}%", "yes" if r.inside else "no",
-                 "fitted" if r.fitted else "predicted"] for r in ev.rows]
+                           if math.isfinite(v["error"]) else f"{n} = {v['estimate']:.4g} (no error: as many points "
+                           "as parameters)" for f in ev.fits for n, v in f.as_dict().items())
+        rows = [[r.configuration, str(r.scale), _f(r.measured), _f(r.predicted),
+                 *((f"{_f(r.low)} – {_f(r.high)}", "yes" if r.inside else "no")
+                   if math.isfinite(r.low) and math.isfinite(r.high) else ("–", "–")),
+                 "–" if r.error != r.error else f"{r.error:.1f}%", "fitted" if r.fitted else "predicted"]
+                for r in ev.rows]
         tables.append((f"{name}, minimum times: {params}",
-                       ["configuration", s.axis, "measured", "predicted", "band (±SE)", "error", "in band", "point"],
+                       ["configuration", s.axis, "measured", "predicted", "band (±SE)", "in band", "error", "point"],
+                       rows))
+    ahead = study_models.outlook(s, cores_per_node)
+    if ahead:
+        names = list(ahead[0].predicted)
+        rows = [[str(o.cores), *(_f(o.predicted[n]) for n in names), o.winner, o.measured_winner or "–"]
+                for o in ahead]
+        tables.append(("Outlook: the overall model (6.10) predicting each configuration, at the measured core "
+                       "counts and beyond (predicted seconds)", ["cores", *names, "predicted winner", "measured winner"],
                        rows))
     fits = []
     for config in dict.fromkeys(p.configuration for p in s.points):

@@ -10,6 +10,7 @@ The problem size P (and the work) is the kernel's own: md atoms, spmv rows, else
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -126,3 +127,54 @@ def evaluate(section: Section, cores_per_node: int, model: str) -> ModelEvaluati
                 x in pure or (bool(second) and x in others))
             for x, c, lo, hi in zip(pts, centre, low, high)]
     return ModelEvaluation(model, fits, rows)
+
+
+@dataclass
+class Outlook:
+    cores: int
+    predicted: dict[str, float]  # configuration -> seconds
+    measured: dict[str, float]  # configuration -> minimum measured seconds, where run
+
+    @property
+    def winner(self) -> str:
+        return _best(self.predicted)
+
+    @property
+    def measured_winner(self) -> str | None:
+        return _best(self.measured) if len(self.measured) > 1 else None
+
+
+def _best(times: dict[str, float]) -> str:
+    """The fastest configuration, or "tie" when the two fastest are the same run or prediction."""
+    ranked = sorted(times, key=times.__getitem__)
+    return "tie" if len(ranked) > 1 and math.isclose(times[ranked[0]], times[ranked[1]], rel_tol=1e-9) else ranked[0]
+
+
+def outlook(section: Section, cores_per_node: int, doublings: int = 3) -> list[Outlook]:
+    """The overall model (6.10), fitted as `evaluate` fits it, predicting every configuration at the study's
+    core counts and at `doublings` doublings beyond the largest: which split wins where — the thesis's use
+    of the model (§6.5) to say where hybrid overtakes pure MPI."""
+    ev = evaluate(section, cores_per_node, "overall (6.10)")
+    measured = [p for p in section.points if p.runs]
+    if not ev.rows or not measured:
+        return []
+    value = {n: f.value(n) for f in ev.fits for n in f.names}
+    work = problem_size(measured[0].runs[0]["profile"])
+    configurations = list(dict.fromkeys(p.configuration for p in measured))
+    largest = max(p.cores for p in measured)
+    scales = sorted({p.cores for p in measured} | {largest * 2**k for k in range(1, doublings + 1)})
+    out = []
+    for cores in scales:
+        predicted = {}
+        for name in configurations:
+            try:
+                lay = thesis.layout(name, cores, cores_per_node)
+            except ValueError:  # a configuration name the thesis's layouts do not describe
+                continue
+            mu = value["mu"] if lay.n_omp > 1 else 0.0
+            predicted[name] = float(thesis.overall(value["phi"], mu, value["alpha"], work, lay.n_mpi, lay.n_omp,
+                                                   lay.n_ppn))
+        seen = {p.configuration: min(r["loop_time"] for r in p.runs) for p in measured if p.cores == cores}
+        if predicted:
+            out.append(Outlook(cores, predicted, seen))
+    return out

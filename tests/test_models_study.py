@@ -1,0 +1,43 @@
+"""The thesis's overall model fitted on a study: exact data give back the generating parameters, and the
+outlook beyond the measured core counts finds the crossover the generating model has."""
+
+import pytest
+
+from hybridperf.analysis import Point, Section
+from hybridperf.models import study_models, thesis
+
+PHI, MU, ALPHA, ATOMS, NODE = 1e-6, 1e-6, 1e-6, 1_000_000, 8
+
+
+def truth(configuration: str, cores: int) -> float:
+    lay = thesis.layout(configuration, cores, NODE)
+    return float(thesis.overall(PHI, MU if lay.n_omp > 1 else 0.0, ALPHA, ATOMS, lay.n_mpi, lay.n_omp, lay.n_ppn))
+
+
+def section(cores_measured: list[int]) -> Section:
+    points = []
+    for configuration in ("pure-mpi", "hybrid-1"):
+        for cores in cores_measured:
+            lay = thesis.layout(configuration, cores, NODE)
+            t = truth(configuration, cores)
+            run = {"loop_time": t, "profile": {"kernel": "md", "md": {"atoms": ATOMS},
+                                               "figures_of_merit": [{"name": "loop_time", "value": t}]}}
+            points.append(Point(configuration, cores, cores, cores // NODE, lay.n_ppn, lay.n_omp, "", None, 0, [run]))
+    return Section({}, "cores", points, [], [])
+
+
+def test_exact_data_give_back_the_parameters():
+    ev = study_models.evaluate(section([8, 16, 32, 64]), NODE, "overall (6.10)")
+    values = {n: f.value(n) for f in ev.fits for n in f.names}
+    assert values == pytest.approx({"phi": PHI, "alpha": ALPHA, "mu": MU}, rel=1e-6)
+    assert all(abs(r.error) < 1e-4 for r in ev.rows)
+
+
+def test_outlook_finds_the_crossover_beyond_the_measured_core_counts():
+    # pure minus hybrid = alpha c (64 - 1/8) - 8 mu P / c: hybrid wins from c = 354 cores on
+    ahead = study_models.outlook(section([8, 16, 32, 64]), NODE, doublings=3)
+    assert [o.cores for o in ahead] == [8, 16, 32, 64, 128, 256, 512]
+    assert [o.winner for o in ahead] == ["pure-mpi"] * 6 + ["hybrid-1"]
+    assert [o.measured_winner for o in ahead] == ["pure-mpi"] * 4 + [None] * 3
+    for o in ahead:
+        assert o.predicted == pytest.approx({c: truth(c, o.cores) for c in o.predicted}, rel=1e-6)

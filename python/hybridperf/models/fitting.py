@@ -11,11 +11,12 @@ argument, and the thesis's (absolute) is available.
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import curve_fit
+from scipy.optimize import OptimizeWarning, curve_fit
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,10 @@ def fit(model: Callable[..., np.ndarray], x: dict[str, np.ndarray], y: np.ndarra
         raise ValueError(f"{len(y)} measurements cannot determine {len(names)} parameters ({', '.join(names)})")
     sigma = np.abs(y) if relative else None
     bounds = (0.0, np.inf) if nonnegative else (-np.inf, np.inf)
-    values, cov = curve_fit(f, np.zeros(len(y)), y, p0=start, sigma=sigma, bounds=bounds, max_nfev=20000)
+    with warnings.catch_warnings():
+        # as many points as parameters leave no covariance: reported below as infinite errors, not a warning
+        warnings.simplefilter("ignore", OptimizeWarning)
+        values, cov = curve_fit(f, np.zeros(len(y)), y, p0=start, sigma=sigma, bounds=bounds, max_nfev=20000)
     errors = np.sqrt(np.clip(np.diag(cov), 0.0, None)) if np.all(np.isfinite(cov)) else np.full(len(names), np.inf)
     return Fit(names, tuple(float(v) for v in values), tuple(float(e) for e in errors))
 

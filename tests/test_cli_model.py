@@ -29,6 +29,9 @@ def test_evaluate_fits_on_pure_mpi_and_predicts_the_hybrid_points(tmp_path, md_b
     # pure MPI at 1 core sends nothing, so one pure-MPI point with a communication time is too few to fit
     assert "total communication (6.6): not fitted (needs 2 pure-MPI points" in out.stdout
     assert "predicted" in out.stdout and "PMNF" in out.stdout
+    pmnf = cli("model", "pmnf", tmp_path / "r", "--metric", "force")
+    assert pmnf.returncode == 0 and "needs measurements at 3 or more parameter values, got 2" in pmnf.stdout
+    assert cli("model", "pmnf", tmp_path / "r", "--metric", "nosuch").returncode != 0
     outlook = out.stdout[out.stdout.index("Outlook"):]
     assert [line.split("│")[1].strip() for line in outlook.splitlines() if line.startswith("│")][:5] == \
         ["1", "2", "4", "8", "16"]
@@ -52,6 +55,8 @@ def test_recommend_on_merlin_finds_the_thesis_crossover_from_pure_mpi_to_hybrid(
     (["--nodes", "1,x"], "--nodes must be comma-separated integers"),
     (["--kernel", "clomp"], "--kernel must be md or spmv"),
     (["--size", "0"], "--size and --steps must be 1 or more"),
+    (["--work-seconds", "-1"], "--work-seconds above 0"),
+    (["--cluster", "stella", "--nodes", "32"], "Stella has 16 nodes"),
 ])
 def test_recommend_rejects_bad_input(args, message):
     out = cli("model", "recommend", *args)

@@ -161,8 +161,8 @@ def recommend_command(
         fail("--nodes needs node counts of 1 or more")
     if kernel not in DEFAULT_SECONDS_PER_UNIT:
         fail(f"--kernel must be md or spmv, not '{kernel}'")
-    if any(v is not None and v < 1 for v in (size, steps)) or thread_loss < 0:
-        fail("--size and --steps must be 1 or more, --thread-loss 0 or more")
+    if any(v is not None and v < 1 for v in (size, steps)) or thread_loss < 0 or (work_seconds or 1) <= 0:
+        fail("--size and --steps must be 1 or more, --thread-loss 0 or more, --work-seconds above 0")
     cal, serial = _calibration_from(calibration, kernel) if calibration else (None, None)
     if cluster == "this":
         from hybridperf.machine import local_machine
@@ -174,9 +174,12 @@ def recommend_command(
         c = presets.PRESETS[cluster]
     else:
         fail(f"unknown cluster '{cluster}': use this or one of {', '.join(presets.PRESETS)}")
+    counts = [k for k in counts if k <= c.nodes]
+    if not counts:
+        fail(f"{c.name} has {c.nodes} nodes: --nodes asks for more")
     problem = _problem(kernel, c.cores_per_node, size, steps, serial)
     problem = replace(problem, thread_efficiency=lambda t: 1 / (1 + thread_loss * (t - 1)))
-    if work_seconds:
+    if work_seconds is not None:
         problem = replace(problem, work_seconds=work_seconds)
     if future:
         c, problem = c.future(), problem.doubled()
@@ -190,13 +193,13 @@ def recommend_command(
     table.add_column("winner")
     table.add_column("margin", justify="right")
     table.add_column("wins", justify="right")
-    for n in [k for k in counts if k <= c.nodes]:
+    for n in counts:
         v = split.recommend(c, problem, n)
         cells = [f"{v.times[s2][0]:.4g}" for s2 in split.splits_of(c, n)]
         table.add_row(str(n), *cells, f"{v.winner.ranks_per_node}r×{v.winner.threads}t",
                       f"{100 * v.margin:.1f}±{100 * v.margin_error:.1f}%", f"{100 * v.confidence:.0f}%")
     console.print(table)
-    for n, before, after in split.crossovers(c, problem, [k for k in counts if k <= c.nodes]):
+    for n, before, after in split.crossovers(c, problem, counts):
         console.print(f"the winner changes at {n} nodes ({n * c.cores_per_node} cores): "
                       f"{before.ranks_per_node}r×{before.threads}t -> {after.ranks_per_node}r×{after.threads}t")
 

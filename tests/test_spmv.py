@@ -68,6 +68,19 @@ def test_halo_messages_are_exact(spmv):
     assert p2p["bytes"] == calls * 8 * sum(sum(rank) for rank in halo)
 
 
+def test_bandwidth_counts_the_bytes_of_each_call(spmv):
+    """Both bandwidths are bytes per product x calls over the product's time: the mean one from the
+    region's total, the best one from the fastest call, which can only be faster."""
+    calls = 5
+    run = spmv(2, 1, ["-n", 8, "--calls", calls, "--mode", "mpi"])
+    assert run.returncode == 0, run.stderr
+    s, region = run.profile["spmv"], run.profile["regions"]["local_product"]["time"]
+    assert s["bytes_per_product"] == pytest.approx(8 * s["nonzeros"] / 2 + 4 * s["nonzeros"] / 2, rel=0.2)
+    slowest_rank_rate = 1e-9 * s["bytes_per_product"] * calls / region["max"]
+    assert 2 * slowest_rank_rate <= s["local_product_GBps"] * (1 + 1e-9)
+    assert s["local_product_GBps_best"] >= s["local_product_GBps"] * (1 - 1e-9)
+
+
 @pytest.mark.parametrize(
     "ranks,threads,args,message",
     [

@@ -25,6 +25,7 @@ typedef struct {
     hp_comm comm;
     hp_timers timers;
     double *x, *y;
+    double best_product_seconds; /* the fastest single call: STREAM's convention, for the comparison */
 } spmv_sim;
 
 typedef struct {
@@ -36,7 +37,8 @@ typedef struct {
     int nregions;
     hp_comm_stat comm[HP_NCLASSES];
     long rows_total, nnz_total;
-    double bandwidth; /* GB/s of the local product, the slowest rank's */
+    double bandwidth;      /* GB/s of the local product over all calls, summed over ranks */
+    double best_bandwidth; /* the same from each rank's fastest call, as STREAM reports its best */
     int *halo_points; /* rank 0: 26 per rank, points exchanged with each direction's neighbour */
 } spmv_results;
 
@@ -61,11 +63,14 @@ static void run_calls(spmv_sim *s)
     hp_timers *t = &s->timers;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
+    s->best_product_seconds = INFINITY;
     for (int call = 0; call < s->p.calls; call++) {
         spmv_exchange(&s->comm, &s->h, s->x, s->m.rows, MPI_COMM_WORLD, t, R_PACK, R_EXCHANGE);
+        const double before = t->region[R_PRODUCT].seconds;
         hp_timer_start(t, R_PRODUCT);
         spmv_product(&s->m, s->x, s->y);
         hp_timer_stop(t, R_PRODUCT);
+        s->best_product_seconds = fmin(s->best_product_seconds, t->region[R_PRODUCT].seconds - before);
     }
     t->region[R_TOTAL].seconds = hp_now() - start;
     t->region[R_TOTAL].calls = 1;
@@ -95,6 +100,9 @@ static void collect(spmv_sim *s, const hp_run *run, spmv_results *r)
     const double seconds = s->timers.region[R_PRODUCT].seconds;
     hp_stat rate = hp_stat_across(&s->comm, seconds > 0 ? 1e-9 * bytes / seconds : 0.0, w);
     r->bandwidth = rate.sum; /* all ranks stream at once: their rates add up to the node's */
+    const double best = s->best_product_seconds;
+    rate = hp_stat_across(&s->comm, best > 0 && best < INFINITY ? 1e-9 * bytes / s->p.calls / best : 0.0, w);
+    r->best_bandwidth = rate.sum;
     int points[SPMV_NEIGHBOURS] = {0};
     for (int k = 0; k < s->h.count; k++) points[s->h.dir[k]] = s->h.send_points[k];
     r->halo_points = run->rank == 0 ? malloc((size_t)run->ranks * SPMV_NEIGHBOURS * sizeof(int)) : NULL;
@@ -121,8 +129,10 @@ static void print_summary(const spmv_results *r)
     printf("ranks: %d on %d node(s) as %d x %d x %d nodes x %d x %d x %d per node, %d thread(s) per rank\n",
            r->run->ranks, g->nodes, g->node_grid[0], g->node_grid[1], g->node_grid[2], g->local_grid[0],
            g->local_grid[1], g->local_grid[2], r->run->threads);
-    printf("%d calls: computation %.6f s, communication %.6f s (max over ranks), local product %.2f GB/s\n", s->p.calls,
-           group_max(r, R_PRODUCT, R_PRODUCT), group_max(r, R_PACK, R_EXCHANGE), r->bandwidth);
+    printf("%d calls: computation %.6f s, communication %.6f s (max over ranks), local product %.2f GB/s "
+           "(best call %.2f)\n",
+           s->p.calls, group_max(r, R_PRODUCT, R_PRODUCT), group_max(r, R_PACK, R_EXCHANGE), r->bandwidth,
+           r->best_bandwidth);
     if (s->timers.enabled) hp_print_regions(stdout, r->regions, r->nregions, r->regions[R_TOTAL].seconds.avg);
     hp_print_comm(stdout, r->comm);
     hp_print_checks(stdout, r->checks, r->nchecks);
@@ -178,6 +188,7 @@ static void members(hp_json *j, const void *context)
     hp_json_int(j, "rows_per_node", r->rows_total / g->nodes);
     hp_json_real(j, "bytes_per_product", spmv_bytes_per_product(&s->m));
     hp_json_real(j, "local_product_GBps", r->bandwidth);
+    hp_json_real(j, "local_product_GBps_best", r->best_bandwidth);
     hp_json_array_begin(j, "halo_points"); /* per rank: points exchanged with the neighbour in each direction */
     for (int rank = 0; rank < r->run->ranks; rank++) {
         hp_json_array_begin(j, NULL);

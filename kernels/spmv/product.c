@@ -19,6 +19,7 @@ void spmv_product(const spmv_matrix *m, const double *restrict x, double *restri
     const int32_t *restrict col = m->col;
     const double *restrict val = m->val;
     const long rows = m->rows;
+    const int64_t nnz = start[rows];
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < rows; i++) {
         /* Four partial sums: one running sum would make each row a chain of ~27 dependent adds, which
@@ -26,8 +27,9 @@ void spmv_product(const spmv_matrix *m, const double *restrict x, double *restri
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
         int64_t k = start[i];
         const int64_t end = start[i + 1];
-        for (int64_t q = k; q < end; q += DOUBLES_PER_LINE) __builtin_prefetch(val + q + PREFETCH_AHEAD);
-        for (int64_t q = k; q < end; q += INDICES_PER_LINE) __builtin_prefetch(col + q + PREFETCH_AHEAD);
+        const int64_t ahead = k + PREFETCH_AHEAD, ahead_end = end + PREFETCH_AHEAD < nnz ? end + PREFETCH_AHEAD : nnz;
+        for (int64_t q = ahead; q < ahead_end; q += DOUBLES_PER_LINE) __builtin_prefetch(val + q);
+        for (int64_t q = ahead; q < ahead_end; q += INDICES_PER_LINE) __builtin_prefetch(col + q);
         for (; k + 3 < end; k += 4) {
             s0 += val[k] * x[col[k]];
             s1 += val[k + 1] * x[col[k + 1]];

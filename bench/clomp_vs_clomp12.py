@@ -19,14 +19,17 @@ built with, `gcc -O3 -march=native -fopenmp clomp.c -o /tmp/ref-clomp/clomp -lm`
 the binary (without -march=native GCC cannot fuse the zone update into an FMA and CLOMP's loop runs at
 half our speed). Without CLOMP_REF the benchmark is skipped with a message.
 
-A sub-microsecond overhead is the difference of two runtimes of about a second, so a miss is also
-marked "ranges overlap" when the per-run overheads of the two codes (min..max over the repeats) overlap:
-the difference is then within this machine's run-to-run noise.
+A sub-microsecond overhead is the difference of two runtimes of about a second, so each ratio comes
+with a 90% bootstrap interval (hybridperf.stats.agreement), and a figure outside its target is called
+"differ" only when the whole interval is outside it; "undecided" when this machine's run-to-run noise
+cannot place the ratio on either side. --save keeps every run's figures in a JSON file and --load
+prints the tables again from one or more such files, their runs pooled, without running anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -40,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from hybridperf import kernels, runner  # noqa: E402
 from hybridperf.launch import Configuration, build_launch  # noqa: E402
 from hybridperf.machine import local_machine  # noqa: E402
+from hybridperf.stats import agreement, interval_text  # noqa: E402
 
 INPUTS = [[2, -1, 64, 100, 32, 1, 100], [2, 1, 16, 400, 32, 1, 100]]
 # Our variant names and CLOMP 1.2's labels for them.
@@ -94,42 +98,57 @@ def run_reference(ref: str, inputs: list[int], wait_policy: str | None) -> Figur
     return parse_clomp12(proc.stdout)
 
 
-def median(runs: list[Figures], variant: str, key: str) -> float:
-    return statistics.median(r[variant][key] for r in runs)
+def values(runs: list[Figures], variant: str, key: str) -> list[float]:
+    return [r[variant][key] for r in runs]
 
 
-def ranges_overlap(ours: list[Figures], ref: list[Figures], variant: str, key: str) -> bool:
-    mine, theirs = [r[variant][key] for r in ours], [r[variant][key] for r in ref]
-    return min(mine) <= max(theirs) and min(theirs) <= max(mine)
+def verdict(ours: list[float], ref: list[float], tolerance: float) -> tuple[str, bool, bool]:
+    """The table cells of one target (ratio, verdict, interval) and whether it is met / decided."""
+    status, ratio, interval = agreement(ours, ref, tolerance)
+    word = {"ok": "ok", "differ": "DIFFER", "undecided": "undecided"}[status]
+    return f"{ratio:>6.3f} {interval_text(interval):>13} {word:>9}", status == "ok", status != "undecided"
 
 
-def compare(inputs: list[int], ours: list[Figures], ref: list[Figures]) -> tuple[int, int]:
-    """Prints the side-by-side table of one input; returns (targets met, targets)."""
-    print(f"\ninput: {' '.join(map(str, inputs))}  ({len(ours)} runs each, medians)")
+def compare(inputs: list[int], ours: list[Figures], ref: list[Figures]) -> tuple[int, int, int]:
+    """Prints the side-by-side table of one input; returns (targets met, undecided, targets)."""
+    print(f"\ninput: {' '.join(map(str, inputs))}  ({len(ours)} runs each, medians; ratio ours/CLOMP 1.2 "
+          "with its 90% bootstrap interval)")
     print(f"{'variant':<12} {'us/loop ours':>12} {'CLOMP 1.2':>10} | {'speedup ours':>12} {'CLOMP 1.2':>10} "
-          f"{'ratio':>6} {'+-10%':>5} | {'overhead ours':>13} {'CLOMP 1.2':>10} {'ratio':>6} {'+-20%':>5}")
-    met = total = 0
+          f"{'ratio':>6} {'interval':>13} {'+-10%':>9} | {'overhead ours':>13} {'CLOMP 1.2':>10} "
+          f"{'ratio':>6} {'interval':>13} {'+-20%':>9}")
+    met = undecided = total = 0
     for v in LABELS:
-        line = (f"{v:<12} {median(ours, v, 'us_per_loop'):>12.3f} {median(ref, v, 'us_per_loop'):>10.3f} | ")
+        us = (f"{v:<12} {statistics.median(values(ours, v, 'us_per_loop')):>12.3f} "
+              f"{statistics.median(values(ref, v, 'us_per_loop')):>10.3f}")
         if v == "serial_ref":
-            print(line + f"{'1':>12} {'1':>10}")
+            print(us + f" | {'1':>12} {'1':>10}")
             continue
-        s_ours, s_ref = median(ours, v, "speedup"), median(ref, v, "speedup")
-        ok = abs(s_ours / s_ref - 1) <= SPEEDUP_TOLERANCE
-        met, total = met + ok, total + 1
-        line += f"{s_ours:>12.3f} {s_ref:>10.3f} {s_ours / s_ref:>6.3f} {'ok' if ok else 'MISS':>5} |"
-        if v != "best_case":
-            o_ours, o_ref = median(ours, v, "overhead"), median(ref, v, "overhead")
-            ok = abs(o_ours - o_ref) <= OVERHEAD_TOLERANCE * abs(o_ref)
-            met, total = met + ok, total + 1
-            ratio = f"{o_ours / o_ref:>6.2f}" if o_ref else f"{'-':>6}"
-            line += f" {o_ours:>13.3f} {o_ref:>10.3f} {ratio} {'ok' if ok else 'MISS':>5}"
-            if not ok and ranges_overlap(ours, ref, v, "overhead"):
-                line += "  (ranges overlap)"
-            if abs(o_ref) < 0.05:
-                line += "  (reference overhead ~0: ratio is noise)"
-        print(line)
-    return met, total
+        cells = [us]
+        targets = [("speedup", SPEEDUP_TOLERANCE)] + ([("overhead", OVERHEAD_TOLERANCE)] if v != "best_case" else [])
+        for key, tolerance in targets:
+            mine, theirs = values(ours, v, key), values(ref, v, key)
+            text, ok, decided = verdict(mine, theirs, tolerance)
+            met, undecided, total = met + ok, undecided + (not decided), total + 1
+            cells.append(f"{statistics.median(mine):>12.3f} {statistics.median(theirs):>10.3f} {text}")
+        print(" | ".join(cells))
+    return met, undecided, total
+
+
+def measure(inputs: list[list[int]], repeats: int, ref: str, wait_policy: str | None) -> dict:
+    """{input as text: (our runs, CLOMP 1.2's runs)}, alternating which runs first."""
+    results: dict[str, tuple[list[Figures], list[Figures]]] = {" ".join(map(str, i)): ([], []) for i in inputs}
+    with tempfile.TemporaryDirectory() as tmp:
+        for repeat in range(repeats):
+            for i in inputs:
+                ours, theirs = results[" ".join(map(str, i))]
+                order = ["ours", "ref"] if repeat % 2 == 0 else ["ref", "ours"]
+                for who in order:
+                    print(f"  repeat {repeat + 1}/{repeats}: {who:<4} {' '.join(map(str, i))}", flush=True)
+                    if who == "ours":
+                        ours.append(run_ours(i, wait_policy, Path(tmp)))
+                    else:
+                        theirs.append(run_reference(ref, i, wait_policy))
+    return results
 
 
 def main() -> None:
@@ -139,7 +158,15 @@ def main() -> None:
                         help="replace the inputs' timeScale (100) to shorten runs, e.g. 1 for a smoke test")
     parser.add_argument("--wait-policy", choices=["active", "passive"], default=None,
                         help="OMP_WAIT_POLICY for both programs (default: the runtime's own)")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="write every run's figures to this JSON file")
+    parser.add_argument("--load", type=Path, nargs="+", metavar="FILE",
+                        help="print the tables from files written by --save, their runs pooled; run nothing")
     args = parser.parse_args()
+    if args.load:
+        report(load(args.load))
+        return
+    if args.save and not args.save.parent.is_dir():
+        sys.exit(f"--save: no folder {args.save.parent}")
     ref = os.environ.get("CLOMP_REF")
     if not ref or not os.access(ref, os.X_OK):
         print("CLOMP_REF is not set to an executable CLOMP 1.2: skipping. Build it outside the project, e.g. "
@@ -152,23 +179,35 @@ def main() -> None:
     inputs = [i[:6] + [args.time_scale] if args.time_scale else i for i in INPUTS]
     print(f"hybridperf-clomp vs CLOMP 1.2 ({ref}), {args.repeats} alternating runs per input, "
           f"wait policy {args.wait_policy or 'runtime default'}")
-    results = {tuple(i): ([], []) for i in inputs}
-    with tempfile.TemporaryDirectory() as tmp:
-        for repeat in range(args.repeats):
-            for i in inputs:
-                ours, theirs = results[tuple(i)]
-                order = ["ours", "ref"] if repeat % 2 == 0 else ["ref", "ours"]
-                for who in order:
-                    print(f"  repeat {repeat + 1}/{args.repeats}: {who:<4} {' '.join(map(str, i))}", flush=True)
-                    if who == "ours":
-                        ours.append(run_ours(i, args.wait_policy, Path(tmp)))
-                    else:
-                        theirs.append(run_reference(ref, i, args.wait_policy))
-    met = total = 0
-    for i in inputs:
-        m, t = compare(i, *results[tuple(i)])
-        met, total = met + m, total + t
-    print(f"\ntargets met: {met} of {total} (speedups within +-10%, overheads within +-20% of CLOMP 1.2)")
+    results = measure(inputs, args.repeats, ref, args.wait_policy)
+    if args.save:
+        args.save.write_text(json.dumps(results))
+        print(f"runs saved to {args.save}")
+    report(results)
+
+
+def load(paths: list[Path]) -> dict:
+    """The runs of several --save files, pooled per input."""
+    pooled: dict[str, tuple[list[Figures], list[Figures]]] = {}
+    for path in paths:
+        try:
+            runs = json.loads(path.read_text())
+        except (OSError, ValueError) as err:
+            sys.exit(f"--load: cannot read {path}: {err}")
+        for text, (ours, theirs) in runs.items():
+            mine, ref = pooled.setdefault(text, ([], []))
+            mine += ours
+            ref += theirs
+    return pooled
+
+
+def report(results: dict) -> None:
+    met = undecided = total = 0
+    for text, (ours, theirs) in results.items():
+        m, u, t = compare([int(x) for x in text.split()], ours, theirs)
+        met, undecided, total = met + m, undecided + u, total + t
+    print(f"\ntargets met: {met} of {total} (speedups within +-10%, overheads within +-20% of CLOMP 1.2); "
+          f"of the {total - met} others, {undecided} undecided at this noise and {total - met - undecided} differ")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,11 @@ Both programs run on this machine with the same OpenMP runtime, the same thread 
 the same launch line and binding (hybridperf's own launcher, one rank), and the same method settings
 (--test-time, --delay-time, outer repetitions); each round runs one of each, in alternating order,
 so load and clock drift fall on both. Prints the overhead of every construct both measure (median
-over the rounds, with the spread), the ratio ours/EPCC and whether it is within the target of
-+/-25%. Timings are only meaningful on an otherwise idle machine; this is a benchmark, not a test.
+over the rounds, with the spread), the ratio ours/EPCC with its 90% bootstrap interval over the
+rounds, and whether it is within the target of +/-25%: "ok", "DIFFER" (the whole interval outside
+the target) or "undecided" (the rounds cannot place the ratio, e.g. when EPCC's overhead is too
+close to zero for its sign to be known). Timings are only meaningful on an otherwise idle machine;
+this is a benchmark, not a test.
 
     EPCC_BENCH_DIR=/tmp/ref-epcc python bench/ompbench_vs_epcc.py [--repeats 5] [--threads 2] [--sched]
         [--test-time 1000] [--outer-reps 20] [--constructs PARALLEL,BARRIER,REDUCTION]
@@ -33,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from hybridperf import kernels, runner  # noqa: E402
 from hybridperf.launch import Configuration, build_launch  # noqa: E402
 from hybridperf.machine import local_machine  # noqa: E402
+from hybridperf.stats import agreement, interval_text  # noqa: E402
 
 TARGET = 0.25
 # EPCC v4 measured on this machine with libgomp and 2 threads (the reference values).
@@ -136,20 +140,19 @@ def main() -> None:
     print(f"\nOverheads in us, median of {args.repeats} rounds [min, max]; {args.threads} threads, "
           f"test time {args.test_time:g} us, delay {args.delay_time:g} us, {args.outer_reps} outer repetitions; "
           f"target: ours/EPCC within +/-{TARGET:.0%}")
-    print(f"{'construct':<18} {'ours':>28} {'EPCC v4':>28} {'ours/EPCC':>10} {'target':>7} {'quoted':>7}")
-    hits = total = 0
+    print(f"{'construct':<18} {'ours':>28} {'EPCC v4':>28} {'ours/EPCC':>10} {'interval':>15} {'target':>9} "
+          f"{'quoted':>7}")
+    met = undecided = total = 0
     for name in ours:
         if name not in theirs:
             continue
-        mine, ref = statistics.median(ours[name]), statistics.median(theirs[name])
-        ratio = mine / ref if ref > 0 else float("nan")
-        ok = ref > 0 and abs(ratio - 1) <= TARGET
-        hits, total = hits + ok, total + 1
+        status, ratio, interval = agreement(ours[name], theirs[name], TARGET)
+        met, undecided, total = met + (status == "ok"), undecided + (status == "undecided"), total + 1
         quoted = f"{QUOTED[name]:7.2f}" if name in QUOTED and args.threads == 2 else f"{'':>7}"
         print(f"{name:<18} {spread(ours[name]):>28} {spread(theirs[name]):>28} {ratio:10.3f} "
-              f"{'yes' if ok else 'NO':>7} {quoted}")
-    print(f"{hits} of {total} constructs within +/-{TARGET:.0%} of EPCC "
-          "(tiny overheads -- locks, atomics, ordered at 2 threads -- are ratios of noise)")
+              f"{interval_text(interval):>15} {status if status != 'differ' else 'DIFFER':>9} {quoted}")
+    print(f"{met} of {total} constructs within +/-{TARGET:.0%} of EPCC; of the {total - met} others, {undecided} "
+          f"undecided at this noise and {total - met - undecided} differ")
     missing = sorted(set(theirs) - set(ours))
     if missing:
         print(f"EPCC only (not measured by hybridperf-ompbench): {', '.join(missing)}")

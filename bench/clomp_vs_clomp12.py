@@ -192,12 +192,14 @@ def load(paths: list[Path]) -> dict:
     for path in paths:
         try:
             runs = json.loads(path.read_text())
-        except (OSError, ValueError) as err:
-            sys.exit(f"--load: cannot read {path}: {err}")
-        for text, (ours, theirs) in runs.items():
-            mine, ref = pooled.setdefault(text, ([], []))
-            mine += ours
-            ref += theirs
+            for text, (ours, theirs) in runs.items():
+                if not all(set(LABELS) <= set(r) for r in ours + theirs):
+                    raise ValueError(f"a run of input {text!r} lacks a variant")
+                mine, ref = pooled.setdefault(text, ([], []))
+                mine += ours
+                ref += theirs
+        except (OSError, ValueError, TypeError, AttributeError) as err:
+            sys.exit(f"--load: cannot read {path} (written by --save?): {err}")
     return pooled
 
 

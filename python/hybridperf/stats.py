@@ -8,8 +8,8 @@ bar, which `Summary.error` applies.
 
 Comparing two codes run alternately on a noisy machine (the benchmarks against reference suites)
 uses a bootstrap interval of the ratio of their medians: `agreement` says whether the medians agree
-within a tolerance, differ by more than it (the whole interval outside), or cannot be told apart from
-either at this noise (the interval reaches into the tolerance band).
+within a tolerance, differ by more than it (the whole interval outside), or whether the noise leaves
+it undecided (the medians are outside but the interval reaches into the tolerance band).
 """
 
 from __future__ import annotations
@@ -82,6 +82,6 @@ def agreement(ours: list[float], reference: list[float], tolerance: float,
 
 
 def interval_text(interval: tuple[float, float]) -> str:
-    """"[0.93,1.08]", or "[unbounded]" for an interval the data could not bound."""
+    """The interval as printed: "[0.93,1.08]", or "[unbounded]" when the data could not bound it."""
     low, high = interval
     return f"[{low:.2f},{high:.2f}]" if math.isfinite(low) and math.isfinite(high) else "[unbounded]"

@@ -263,12 +263,12 @@ def test_study_specs_expand_to_complete_clomp_command_lines(clomp_binary, path):
 
 
 def test_bench_reprints_saved_runs_with_verdicts():
-    """bench/clomp_vs_clomp12.py --load pools the committed runs of 2026-11-22 and reprints their tables:
-    60 runs of each code per input, 13 of 14 figures within target and the other undecided."""
+    """bench/clomp_vs_clomp12.py --load pools the committed runs of 2026-11-22 (three runs of 30) and
+    reprints their tables: 90 runs of each code per input, 13 of 14 figures within target and the other undecided."""
     runs = sorted((REPO / "bench" / "runs").glob("clomp-vs-clomp12-*.json"))
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--load", *map(str, runs)],
                           capture_output=True, text=True, check=True)
-    assert proc.stdout.count("(60 runs each") == 2
+    assert proc.stdout.count("(90 runs each") == 2
     assert "targets met: 13 of 14" in proc.stdout and "1 undecided at this noise and 0 differ" in proc.stdout
     bad = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--load", "/nonexistent.json"],
                          capture_output=True, text=True)

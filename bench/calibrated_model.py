@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from hybridperf import runner  # noqa: E402
-from hybridperf.launch import Configuration  # noqa: E402
-from hybridperf.machine import local_machine  # noqa: E402
+from hybridperf.launch import runner  # noqa: E402
+from hybridperf.launch.lines import Configuration  # noqa: E402
+from hybridperf.launch.machine import local_machine  # noqa: E402
 from hybridperf.models import calibrate  # noqa: E402
 
 

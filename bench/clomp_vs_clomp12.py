@@ -40,10 +40,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from hybridperf import kernels, runner  # noqa: E402
-from hybridperf.launch import Configuration, build_launch  # noqa: E402
-from hybridperf.machine import local_machine  # noqa: E402
-from hybridperf.stats import agreement, interval_text  # noqa: E402
+from hybridperf.analysis.stats import agreement, interval_text  # noqa: E402
+from hybridperf.launch import kernels, runner  # noqa: E402
+from hybridperf.launch.lines import build_launch, Configuration  # noqa: E402
+from hybridperf.launch.machine import local_machine  # noqa: E402
 
 INPUTS = [[2, -1, 64, 100, 32, 1, 100], [2, 1, 16, 400, 32, 1, 100]]
 # Our variant names and CLOMP 1.2's labels for them.

@@ -29,9 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from hybridperf import kernels, profile, runner  # noqa: E402
-from hybridperf.launch import Configuration, build_launch  # noqa: E402
-from hybridperf.machine import local_machine  # noqa: E402
+from hybridperf import profile  # noqa: E402
+from hybridperf.launch import kernels, runner  # noqa: E402
+from hybridperf.launch.lines import build_launch, Configuration  # noqa: E402
+from hybridperf.launch.machine import local_machine  # noqa: E402
 
 STEPS = 100
 LAMMPS_INPUT = """units lj

@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from hybridperf import kernels, runner  # noqa: E402
-from hybridperf.launch import Configuration, build_launch  # noqa: E402
-from hybridperf.machine import local_machine  # noqa: E402
+from hybridperf.launch import kernels, runner  # noqa: E402
+from hybridperf.launch.lines import build_launch, Configuration  # noqa: E402
+from hybridperf.launch.machine import local_machine  # noqa: E402
 
 SMALL, LARGE = 8, 1 << 20
 TARGET = 0.15

@@ -33,10 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from hybridperf import kernels, runner  # noqa: E402
-from hybridperf.launch import Configuration, build_launch  # noqa: E402
-from hybridperf.machine import local_machine  # noqa: E402
-from hybridperf.stats import agreement, interval_text  # noqa: E402
+from hybridperf.analysis.stats import agreement, interval_text  # noqa: E402
+from hybridperf.launch import kernels, runner  # noqa: E402
+from hybridperf.launch.lines import build_launch, Configuration  # noqa: E402
+from hybridperf.launch.machine import local_machine  # noqa: E402
 
 TARGET = 0.25
 # EPCC v4 measured on this machine with libgomp and 2 threads (the reference values).

@@ -28,7 +28,8 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from hybridperf import kernels, profile  # noqa: E402
+from hybridperf import profile  # noqa: E402
+from hybridperf.launch import kernels  # noqa: E402
 
 
 def run(kernel: str, args: list[str], threads: int, work: Path) -> dict:

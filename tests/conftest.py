@@ -15,9 +15,10 @@ from typing import Any, Callable
 
 import pytest
 
-from hybridperf import kernels, profile, runner
-from hybridperf.launch import Configuration
-from hybridperf.machine import local_machine
+from hybridperf import profile
+from hybridperf.launch import kernels, runner
+from hybridperf.launch.lines import Configuration
+from hybridperf.launch.machine import local_machine
 
 CORES = local_machine().cores
 _counter = itertools.count()

@@ -5,9 +5,9 @@ import subprocess
 
 import pytest
 
-from hybridperf import runner
-from hybridperf.affinity import placement_warnings
-from hybridperf.launch import Configuration
+from hybridperf.analysis.affinity import placement_warnings
+from hybridperf.launch import runner
+from hybridperf.launch.lines import Configuration
 
 from conftest import CORES
 

@@ -19,8 +19,11 @@ from typing import Any
 import pytest
 
 from conftest import CORES
-from hybridperf import kernels, profile, runner, spec
-from hybridperf.launch import Configuration
+from hybridperf import profile
+from hybridperf.launch import kernels, runner
+from hybridperf.launch.lines import Configuration
+from hybridperf.study import spec
+from hybridperf.study.expand import expand
 
 REPO = Path(__file__).resolve().parents[1]
 POSITIONAL = ["numThreads", "allocThreads", "numParts", "zonesPerPart", "zoneSize", "flopScale", "timeScale"]
@@ -254,7 +257,7 @@ def test_options_help_and_version(clomp_binary):
 @pytest.mark.parametrize("path", sorted((REPO / "studies").glob("clomp-*.yaml")), ids=lambda p: p.name)
 def test_study_specs_expand_to_complete_clomp_command_lines(clomp_binary, path):
     study = spec.load(path, cores_per_node=2)
-    plans = spec.expand(study)
+    plans = expand(study)
     assert study.kernel == "clomp" and plans
     for plan in plans:
         args = plan.kernel_args()

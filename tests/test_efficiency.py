@@ -3,8 +3,8 @@ and the pairing of stored runs finds the right runs or says which are missing.""
 
 import pytest
 
-from hybridperf.efficiency import e_cache, e_mt, e_ni, efficiency_rows, reading
-from hybridperf.stats import summarize
+from hybridperf.analysis.efficiency import e_cache, e_mt, e_ni, efficiency_rows, reading
+from hybridperf.analysis.stats import summarize
 
 one = lambda t: summarize([t])  # a published value: one measurement
 

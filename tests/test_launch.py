@@ -2,7 +2,7 @@
 
 import pytest
 
-from hybridperf.launch import Configuration, LaunchError, build_launch
+from hybridperf.launch.lines import build_launch, Configuration, LaunchError
 
 PROGRAM = ["hybridperf-md", "-s", "20"]
 

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from hybridperf.machine import local_machine, parse_topology
+from hybridperf.launch.machine import local_machine, parse_topology
 
 LSTOPO = shutil.which("lstopo-no-graphics") or shutil.which("lstopo")
 

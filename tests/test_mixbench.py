@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import CORES, KernelRun
-from hybridperf import kernels, profile, runner, spec
-from hybridperf.launch import Configuration
+from hybridperf import profile
+from hybridperf.launch import kernels, runner
+from hybridperf.launch.lines import Configuration
+from hybridperf.study import spec
+from hybridperf.study.expand import expand
 
 REPO = Path(__file__).resolve().parents[1]
 LARGE = 8192  # sizes above this use --iters-large
@@ -343,6 +346,6 @@ def test_help_options_and_version(mixbench_binary):
 
 def test_placement_study_spec_is_valid(mixbench_binary):
     study = spec.load(REPO / "studies" / "mixbench-placement.yaml", cores_per_node=2)
-    plans = spec.expand(study)
+    plans = expand(study)
     shapes = {(plan.params["bench"], plan.ranks, plan.threads) for plan in plans}
     assert ("network", 2, 1) in shapes and ("alternating", 2, 2) in shapes

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from hybridperf.models.presets import PRESETS
-from hybridperf.models.split import Cluster, Split, crossovers, md_problem, predict, recommend, spmv_problem
+from hybridperf.models.split import Cluster, crossovers, md_problem, predict, recommend, Split, spmv_problem
 
 
 def cluster(**kw):

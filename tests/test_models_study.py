@@ -3,7 +3,7 @@ outlook beyond the measured core counts finds the crossover the generating model
 
 import pytest
 
-from hybridperf.analysis import Point, Section
+from hybridperf.analysis.sections import Point, Section
 from hybridperf.models import study_models, thesis
 
 PHI, MU, ALPHA, ATOMS, NODE = 1e-6, 1e-6, 1e-6, 1_000_000, 8

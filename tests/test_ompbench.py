@@ -20,8 +20,11 @@ from pathlib import Path
 import pytest
 
 from conftest import CORES, KernelRun
-from hybridperf import kernels, profile, runner, spec
-from hybridperf.launch import Configuration
+from hybridperf import profile
+from hybridperf.launch import kernels, runner
+from hybridperf.launch.lines import Configuration
+from hybridperf.study import spec
+from hybridperf.study.expand import expand
 
 SYNC = ["PARALLEL", "FOR", "PARALLEL_FOR", "BARRIER", "BARRIER_VAR", "SINGLE", "CRITICAL", "LOCK_CONTENDED",
         "LOCK_UNCONTENDED", "ORDERED", "ATOMIC", "ATOMIC_SEQCST", "REDUCTION"]
@@ -251,7 +254,7 @@ def test_bad_input_with_two_ranks_reports_once(binary, tmp_path):
                                          ("ompbench-threads-passive", "passive")])
 def test_study_specs_sweep_threads_to_8x_oversubscription(binary, name, policy):
     study = spec.load(REPO / "studies" / f"{name}.yaml", cores_per_node=2)
-    plans = spec.expand(study)
+    plans = expand(study)
     assert study.kernel == "ompbench" and study.oversubscribe and study.wait_policy == policy
     assert {(p.nodes, p.ranks_per_node, p.threads) for p in plans} == {(1, 1, t) for t in (1, 2, 4, 8, 16)}
     assert max(p.threads for p in plans) == 8 * 2  # 8x the 2 cores these specs are written for

@@ -10,8 +10,9 @@ import sys
 import pytest
 
 import slurm_cluster
-from hybridperf import spec
-from hybridperf.backends.slurm import SlurmBackend
+from hybridperf.study import spec
+from hybridperf.study.expand import expand
+from hybridperf.study.backends.slurm import SlurmBackend
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 SPEC = """study: both
@@ -74,7 +75,7 @@ def test_batch_scripts_request_the_shape_and_give_srun_its_cpus(tmp_path):
     study = spec.parse(SPEC.format(results=tmp_path) + "oversubscribe: true\n", "s.yaml", cores_per_node=2)
     backend = SlurmBackend(spec.Study(**{**study.__dict__, "configurations": ("hybrid-1", "2x2"), "cores": (4,)}),
                            tmp_path)
-    plans = {(p.ranks_per_node, p.threads): p for p in spec.expand(backend.study)}
+    plans = {(p.ranks_per_node, p.threads): p for p in expand(backend.study)}
     hybrid = backend.script_text(plans[(1, 2)], backend.launch(plans[(1, 2)]))
     assert "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --cpus-per-task=2\n" in hybrid
     assert "srun --mpi=pmix --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=2 --cpu-bind=cores" in hybrid

@@ -2,8 +2,10 @@
 
 import pytest
 
-from hybridperf import spec
-from hybridperf.spec import SpecError, expand, parse
+from hybridperf import shapes
+from hybridperf.study import spec
+from hybridperf.study.expand import expand
+from hybridperf.study.spec import SpecError, parse
 
 BASE = """study: s
 kernel: md
@@ -27,7 +29,7 @@ def test_matrix_expansion_is_exact():
     assert shapes == expected
     assert all(p.params["steps"] == 20 for p in plans)
     assert len({p.key for p in plans}) == len(plans)
-    assert plans[1].kernel_args() == ["--steps", "20", "--size", "8"]
+    assert plans[1].kernel_args() == ["--size", "8", "--steps", "20"]
 
 
 def test_zip_groups_vary_together_and_multiply_with_lists():
@@ -39,16 +41,16 @@ def test_zip_groups_vary_together_and_multiply_with_lists():
 
 
 def test_configuration_shapes_over_cores_and_nodes():
-    assert spec.shape("pure-mpi", 8, cores=64) == (8, 8, 1)
-    assert spec.shape("hybrid-1", 8, cores=64) == (8, 1, 8)
-    assert spec.shape("hybrid-2", 8, cores=64) == (8, 2, 4)
-    assert spec.shape("4x2", 8, cores=64) == (8, 4, 2)
-    assert spec.shape("hybrid-1", 8, cores=4) == (1, 1, 4)
-    assert spec.shape("hybrid-2", 4, nodes=6) == (6, 2, 2)
-    with pytest.raises(spec.NotApplicable):
-        spec.shape("hybrid-2", 8, cores=1)
+    assert shapes.shape("pure-mpi", 8, cores=64) == (8, 8, 1)
+    assert shapes.shape("hybrid-1", 8, cores=64) == (8, 1, 8)
+    assert shapes.shape("hybrid-2", 8, cores=64) == (8, 2, 4)
+    assert shapes.shape("4x2", 8, cores=64) == (8, 4, 2)
+    assert shapes.shape("hybrid-1", 8, cores=4) == (1, 1, 4)
+    assert shapes.shape("hybrid-2", 4, nodes=6) == (6, 2, 2)
+    with pytest.raises(shapes.NotApplicable):
+        shapes.shape("hybrid-2", 8, cores=1)
     with pytest.raises(ValueError, match="whole number of 8-core nodes"):
-        spec.shape("pure-mpi", 8, cores=12)
+        shapes.shape("pure-mpi", 8, cores=12)
 
 
 def test_powers_of_two_and_node_shorthand():
@@ -74,7 +76,7 @@ def test_powers_of_two_and_node_shorthand():
         (("cores: [1, 2]", "cores: [1, 2]\nnodes: [1]"), "give exactly one of 'cores'"),
         (("kernel: md", "kernel: lammps"), "s.yaml:2: unknown kernel 'lammps'"),
         (("study: s", "study: 's s'"), "s.yaml:1: study must be a name"),
-        (("size: [8, 10]", "size: [2, 10]"), "s.yaml:3: pure-mpi at 2 cores: size 2 on 2 ranks gives"),
+        (("size: [8, 10]", "size: [2, 10]"), "s.yaml:3: pure-mpi at 2 cores with size=2, steps=20: subdomain is 1.68 wide in x"),
         (("repeats: 2", "repeats: 0"), "s.yaml:8: repeats must be a whole number of at least 1"),
         (("repeats: 2", "repeats: 2\nbackend: pbs"), "s.yaml:9: backend must be one of local, slurm"),
         (("configurations: [pure-mpi, hybrid-1]\n", ""), "missing required key 'configurations'"),
@@ -107,3 +109,29 @@ def test_shipped_studies_are_valid():
     for path in sorted(Path(__file__).parents[1].joinpath("studies").glob("*.yaml")):
         study = spec.load(path, cores_per_node=2)
         assert expand(study), path
+
+
+def test_a_fixed_three_value_option_is_one_value_for_md_and_spmv():
+    """grid: [2, 1, 1] is one grid, not a sweep of three; a list of grids sweeps them."""
+    md = expand(parse(BASE.replace("  steps: 20\n", "  steps: 20\n  grid: [2, 1, 1]\n")
+                      .replace("[pure-mpi, hybrid-1]", "[pure-mpi]").replace("cores: [1, 2]", "cores: [2]"),
+                      "s.yaml", cores_per_node=2))
+    assert {tuple(p.params["grid"]) for p in md} == {(2, 1, 1)}
+    assert md[0].kernel_args() == ["--size", "8", "--steps", "20", "--grid", "2", "1", "1"]
+    spmv = expand(parse("study: s\nkernel: spmv\nparams: {n: 4, grid: [1, 1, 1]}\nconfigurations: [pure-mpi]\n"
+                        "cores: [2]\nrepeats: 1\n", "s.yaml", cores_per_node=2))
+    assert [p.kernel_args() for p in spmv] == [["--n", "4", "--grid", "1", "1", "1"]]
+    swept = expand(parse("study: s\nkernel: spmv\nparams: {n: 4, grid: [[1, 1, 1], [0, 0, 0]]}\n"
+                         "configurations: [pure-mpi]\ncores: [2]\nrepeats: 1\n", "s.yaml", cores_per_node=2))
+    assert [p.params["grid"] for p in swept] == [[1, 1, 1], [0, 0, 0]]
+
+
+def test_the_kernel_decides_which_grids_fit():
+    """The decomposition is the kernel's own (MPI_Dims_create of its MPI library): with --grid 1 0 0 on 8 ranks
+    the free dimensions split 8 as 4 x 2, so at -s 6 the 4-way dimension is too thin, where a balanced 2 x 2 x 2
+    would have fitted."""
+    text = ("study: s\nkernel: md\nparams: {size: 6, grid: [1, 0, 0]}\nconfigurations: [8x1]\ncores: [8]\n"
+            "oversubscribe: true\nrepeats: 1\n")
+    with pytest.raises(SpecError, match="8x1 at 8 cores with size=6, grid=\\[1, 0, 0\\]: subdomain is 2.519 wide in y"):
+        parse(text, "s.yaml", cores_per_node=2)
+    assert expand(parse(text.replace("grid: [1, 0, 0]", "grid: [0, 0, 0]"), "s.yaml", cores_per_node=2))

@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from hybridperf import kernels, profile
+from hybridperf import profile
+from hybridperf.launch import kernels
 
 
 @pytest.fixture(scope="module")

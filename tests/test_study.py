@@ -114,10 +114,18 @@ results: {results}
     missing = tmp_path / "missing.yaml"
     missing.write_text(f"study: missing\nkernel: md\nparams: {{read-data: /nonexistent/x.data}}\n"
                        f"configurations: [pure-mpi]\ncores: [1]\nrepeats: 1\nresults: {results}\n")
-    assert study(missing, "--no-report").returncode == 0
-    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'missing'")
+    refused = study(missing, "--no-report")  # the kernel's own check refuses it before anything runs
+    assert refused.returncode == 2 and "cannot read data file /nonexistent/x.data" in refused.stderr
+    assert rows(results, "SELECT * FROM runs WHERE study = 'missing'") == []
+
+    # a refusal only the run itself finds (spmv's node grid is checked when it starts) is a failed run
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"study: grid\nkernel: spmv\nparams: {{n: 4, grid: [3, 1, 1]}}\nconfigurations: [pure-mpi]\n"
+                    f"cores: [1]\nrepeats: 1\nresults: {results}\n")
+    assert study(grid, "--no-report").returncode == 0
+    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'grid'")
     assert failed["status"] == "failed" and failed["profile"] is None and failed["exit_code"] == 2
-    assert "cannot read data file /nonexistent/x.data" in failed["stderr"]
+    assert "--grid 3 1 1 needs 3 nodes" in failed["stderr"]
 
     slow = tmp_path / "slow.yaml"
     slow.write_text(f"study: slow\nkernel: md\nparams: {{size: 20, steps: 100000}}\nconfigurations: [pure-mpi]\n"

@@ -6,8 +6,8 @@ import pytest
 
 import numpy as np
 
-from hybridperf.stats import agreement, difference, interval_text, ratio_interval, summarize
-from hybridperf.taxonomy import classify
+from hybridperf.analysis.stats import agreement, difference, interval_text, ratio_interval, summarize
+from hybridperf.analysis.taxonomy import classify
 
 
 @pytest.mark.parametrize(

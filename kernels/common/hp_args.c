@@ -80,6 +80,33 @@ static int parse_int_value(const hp_arg *a, const char *s, int *out, char *err, 
     return 0;
 }
 
+int hp_list_parse(hp_list *list, const char *option, const char *text, char *err, size_t errlen)
+{
+    list->n = 0;
+    for (const char *p = text;;) {
+        const size_t len = strcspn(p, ",");
+        if (len == 0) return fail(err, errlen, "--%s '%s': an empty entry between commas", option, text);
+        if (len >= HP_LIST_WORD) return fail(err, errlen, "--%s: '%.*s' is too long", option, (int)len, p);
+        if (list->n == HP_LIST_MAX) return fail(err, errlen, "--%s: at most %d entries", option, HP_LIST_MAX);
+        char *word = list->item[list->n];
+        memcpy(word, p, len);
+        word[len] = '\0';
+        for (int k = 0; k < list->n; k++)
+            if (strcmp(list->item[k], word) == 0) return fail(err, errlen, "--%s: %s is listed twice", option, word);
+        list->n++;
+        if (!p[len]) return 0;
+        p += len + 1;
+    }
+}
+
+void hp_list_format(const hp_list *list, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < list->n && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", k ? "," : "", list->item[k]);
+}
+
 /* Consumes the option's values from argv starting at *i (inline_value from --name=value). */
 static int take_values(hp_arg *a, const char *inline_value, int argc, char **argv, int *i, char *err, size_t errlen)
 {
@@ -119,6 +146,8 @@ static int take_values(hp_arg *a, const char *inline_value, int argc, char **arg
         if (!*vals[0]) return fail(err, errlen, "%s%s needs a non-empty path", dashes(a), a->name);
         *(const char **)a->value = vals[0];
         return 0;
+    case HP_ARG_LIST:
+        return hp_list_parse(a->value, a->name, vals[0], err, errlen);
     default:
         return fail(err, errlen, "%s%s: unknown option type", dashes(a), a->name);
     }
@@ -261,6 +290,14 @@ static void format_value(const hp_arg *a, char *buf, size_t n)
         snprintf(buf, n, "%d %d %d", v[0], v[1], v[2]);
         break;
     }
+    case HP_ARG_LIST: {
+        const hp_list *list = a->value;
+        if (list->n)
+            hp_list_format(list, buf, n);
+        else
+            snprintf(buf, n, "(none)");
+        break;
+    }
     }
 }
 
@@ -315,7 +352,7 @@ void hp_args_print(FILE *out, const hp_arg *args, int nargs)
     fputc('\n', out);
 }
 
-static const char *const type_names[] = {"int", "real", "choice", "path", "flag", "int3"};
+static const char *const type_names[] = {"int", "real", "choice", "path", "flag", "int3", "list"};
 
 /* The value member of one option, under key (shared by --options and the profile's params). */
 static void value_json(hp_json *j, const char *key, const hp_arg *a)
@@ -339,6 +376,13 @@ static void value_json(hp_json *j, const char *key, const hp_arg *a)
         for (int d = 0; d < 3; d++) hp_json_int(j, NULL, ((const int *)a->value)[d]);
         hp_json_array_end(j);
         break;
+    case HP_ARG_LIST: {
+        const hp_list *list = a->value;
+        hp_json_array_begin(j, key);
+        for (int k = 0; k < list->n; k++) hp_json_string(j, NULL, list->item[k]);
+        hp_json_array_end(j);
+        break;
+    }
     }
 }
 

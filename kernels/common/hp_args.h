@@ -26,8 +26,23 @@ typedef enum {
     HP_ARG_CHOICE, /* const char **, one of .choices ("a|b") */
     HP_ARG_PATH,   /* const char **, NULL when absent */
     HP_ARG_FLAG,   /* int *, set to 1  */
-    HP_ARG_INT3    /* int[3]           */
+    HP_ARG_INT3,   /* int[3]           */
+    HP_ARG_LIST    /* hp_list *, comma-separated words */
 } hp_arg_type;
+
+/* A list option's words, "8,1K,64K" -> {"8", "1K", "64K"}: split once here, so that no kernel writes its
+ * own comma loop; each kernel turns the words into what they name (sizes, constructs, rank counts). */
+enum { HP_LIST_MAX = 64, HP_LIST_WORD = 32 };
+typedef struct {
+    int n;
+    char item[HP_LIST_MAX][HP_LIST_WORD];
+} hp_list;
+
+/* Fills list from comma-separated text: no empty entry, no word listed twice, at most HP_LIST_MAX words
+ * of fewer than HP_LIST_WORD characters. 0, or -1 with a message naming --option. */
+int hp_list_parse(hp_list *list, const char *option, const char *text, char *err, size_t errlen);
+/* The words joined by commas (truncated to n bytes). */
+void hp_list_format(const hp_list *list, char *buf, size_t n);
 
 typedef enum { HP_MIN_NONE, HP_MIN_INCLUSIVE, HP_MIN_EXCLUSIVE } hp_min_rule;
 
@@ -64,7 +79,7 @@ void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_ar
 /* "parameters: --steps 100 ..." with the options given on the command line marked by '*'. */
 void hp_args_print(FILE *out, const hp_arg *args, int nargs);
 /* The option table as JSON, for front ends that validate parameters before launching:
- * [{"name", "type": int|real|choice|path|flag|int3, "default" (null when required), "min", "min_exclusive",
+ * [{"name", "type": int|real|choice|path|flag|int3|list, "default" (null when required), "min", "min_exclusive",
  *   "choices", "help", "positional", "required"}]. */
 void hp_args_describe(FILE *out, const hp_arg *args, int nargs);
 /* One JSON member per option (name without dashes, '-' turned into '_'); absent paths are null. */

@@ -38,26 +38,32 @@ int hp_decomp_check(const int dims[3], int nranks, const double box_len[3], doub
     return 0;
 }
 
-int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const double box_lo[3], const double box_len[3],
-                     double min_width, char *err, size_t errlen)
+int hp_decomp_dims(const int grid[3], int nranks, int dims[3], char *err, size_t errlen)
 {
-    int nranks, fixed = 1, free_dims = 0;
-    MPI_Comm_size(world, &nranks);
-    d->cart = MPI_COMM_NULL;
+    int fixed = 1, free_dims = 0;
     for (int k = 0; k < 3; k++) {
-        d->dims[k] = grid[k];
+        dims[k] = grid[k];
         if (grid[k] > 0)
             fixed *= grid[k];
         else
             free_dims++;
     }
-    if (free_dims) {
-        if (nranks % fixed != 0) {
-            snprintf(err, errlen, "--grid %d %d %d cannot divide %d ranks", grid[0], grid[1], grid[2], nranks);
-            return -1;
-        }
-        MPI_Dims_create(nranks, 3, d->dims);
+    if (!free_dims) return 0;
+    if (nranks % fixed != 0) {
+        snprintf(err, errlen, "--grid %d %d %d cannot divide %d ranks", grid[0], grid[1], grid[2], nranks);
+        return -1;
     }
+    MPI_Dims_create(nranks, 3, dims);
+    return 0;
+}
+
+int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const double box_lo[3], const double box_len[3],
+                     double min_width, char *err, size_t errlen)
+{
+    int nranks;
+    MPI_Comm_size(world, &nranks);
+    d->cart = MPI_COMM_NULL;
+    if (hp_decomp_dims(grid, nranks, d->dims, err, errlen)) return -1;
     if (hp_decomp_check(d->dims, nranks, box_len, min_width, err, errlen)) return -1;
 
     const int periodic[3] = {1, 1, 1};

@@ -23,6 +23,9 @@ typedef struct {
 double hp_decomp_face(double box_lo, double box_len, int c, int dims);
 /* Checks a complete grid against the rank count and the minimum brick width; 0 or -1 with err. */
 int hp_decomp_check(const int dims[3], int nranks, const double box_len[3], double min_width, char *err, size_t errlen);
+/* The grid a run on nranks uses: grid entries of 0 chosen by MPI_Dims_create, the others kept. Needs
+ * MPI initialised (a singleton is enough); 0, or -1 with err when the fixed entries cannot divide nranks. */
+int hp_decomp_dims(const int grid[3], int nranks, int dims[3], char *err, size_t errlen);
 /* Collective. grid entries of 0 are chosen by MPI_Dims_create. Returns 0, or -1 with err (same
  * verdict on every rank). */
 int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const double box_lo[3], const double box_len[3],

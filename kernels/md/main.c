@@ -5,7 +5,6 @@
  *   forces | half kick | global sums at thermo steps.
  * Only the loop is timed and its communication counted, as the thesis timed its main loop; set-up
  * and output are outside. Every rank runs the same code; rank 0 prints and writes the profile. */
-#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,30 +47,7 @@ static long long record_thermo(md_sim *s, long long step)
 static int setup_system(md_sim *s, char *err, size_t errlen)
 {
     md_data file = {0};
-    int ok = 1;
-    if (s->p.read_data) {
-        if (s->rank == 0) ok = md_data_load(s->p.read_data, &file, err, errlen) == 0;
-        if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return -1;
-        double header[8] = {file.lo[0],  file.lo[1],  file.lo[2],          file.len[0],
-                            file.len[1], file.len[2], (double)file.natoms, file.has_velocities};
-        hp_bcast(&s->comm, header, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        memcpy(s->box_lo, header, 3 * sizeof(double));
-        memcpy(s->box_len, header + 3, 3 * sizeof(double));
-        s->natoms = (long long)header[6];
-        file.has_velocities = (int)header[7];
-    } else {
-        md_lattice_box(s->p.size, s->p.density, s->box_lo, s->box_len);
-    }
-    ok = hp_decomp_create(&s->decomp, MPI_COMM_WORLD, s->p.grid, s->box_lo, s->box_len, s->ghost_cut, err, errlen) == 0;
-    if (!ok && !s->p.read_data && strstr(err, "thinner")) {
-        const int *dims = s->decomp.dims;
-        int widest = dims[0] > dims[1] ? dims[0] : dims[1];
-        widest = widest > dims[2] ? widest : dims[2];
-        int size = (int)ceil(s->ghost_cut * widest / cbrt(4.0 / s->p.density));
-        size_t used = strlen(err);
-        snprintf(err + used, errlen - used, ": -s %d or more for a %d x %d x %d grid", size, dims[0], dims[1], dims[2]);
-    }
-    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) {
+    if (md_box_read(s, &file, err, errlen) || md_decompose(s, err, errlen)) {
         md_data_free(&file);
         return -1;
     }
@@ -192,6 +168,7 @@ static int simulate(md_sim *s, hp_run *run)
     s->nranks = run->ranks;
     s->threads = run->threads;
     s->ghost_cut = s->p.cutoff + s->p.skin;
+    if (s->p.check_decomposition.n) return md_check_decomposition(s, err, sizeof err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
     if (setup_system(s, err, sizeof err)) return EXIT_BAD_INPUT;
     if (s->rank == 0) print_banner(s, run);
     setup_dynamics(s);

@@ -38,6 +38,7 @@ typedef struct {
     md_potential potential;
     md_pair_kernel pair_kernel;
     const char *read_data, *write_data, *profile;
+    hp_list check_decomposition; /* rank counts to check instead of running */
 } md_params;
 
 /* Per-atom arrays. Indices [0, nlocal) are owned atoms, [nlocal, nlocal + nghost) are ghosts
@@ -149,6 +150,11 @@ int md_data_load(const char *path, md_data *file, char *err, size_t errlen);
 /* Collective: rank 0's file (box already broadcast) goes to the ranks that own each atom. */
 void md_data_distribute(md_sim *s, const md_data *file);
 void md_data_free(md_data *file);
+/* decompose.c: the box (lattice or data file; collective), the decomposition with a hint when bricks are too
+ * thin (collective), and --check-decomposition. 0, or -1 with err. */
+int md_box_read(md_sim *s, md_data *file, char *err, size_t errlen);
+int md_decompose(md_sim *s, char *err, size_t errlen);
+int md_check_decomposition(md_sim *s, char *err, size_t errlen);
 /* Collective: gathers the atoms to rank 0, which writes the file atomically. */
 int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen);
 

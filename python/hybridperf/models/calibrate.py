@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from hybridperf.models.split import Cluster, Problem, Split, md_problem, predict, spmv_problem
+from hybridperf.models.split import Cluster, md_problem, predict, Problem, Split, spmv_problem
 
 BANDWIDTH_BOUND = {"spmv"}
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from hybridperf.models import thesis
-from hybridperf.models.fitting import Fit, band, fit, percent_error
+from hybridperf.models.fitting import band, Fit, fit, percent_error
 
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
 CORES_PER_NODE = 8  # Merlin and Stella

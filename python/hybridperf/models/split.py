@@ -27,8 +27,8 @@ from typing import Callable
 
 import numpy as np
 
-from hybridperf.launch import Placement
 from hybridperf.models import thesis
+from hybridperf.shapes import Placement
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from typing import Callable
 
 import numpy as np
 
-from hybridperf.analysis import Section, comm_seconds
+from hybridperf.analysis.sections import comm_seconds, Section
 from hybridperf.models import thesis
-from hybridperf.models.fitting import Fit, band, fit, percent_error
+from hybridperf.models.fitting import band, Fit, fit, percent_error
 
 
 def problem_size(profile: dict) -> float:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hybridperf.shapes import shape
+
 K_THESIS = {"hybrid-1": 1.0, "hybrid-2": 5.0 / 6.0, "pure-mpi": 0.5}
 
 
@@ -152,15 +154,7 @@ def k_share(n_ppn: int, cores_per_node: int) -> float:
 
 
 def layout(configuration: str, cores: int, cores_per_node: int) -> Layout:
-    """pure-mpi, hybrid-1, hybrid-2 or RxT (ranks x threads per node) at a core count."""
-    node = min(cores, cores_per_node)
-    if configuration == "pure-mpi":
-        ppn, omp = node, 1
-    elif configuration == "hybrid-1":
-        ppn, omp = 1, node
-    elif configuration == "hybrid-2":
-        ppn, omp = (2, node // 2) if node >= 2 else (1, 1)
-    else:
-        ppn, omp = (int(v) for v in configuration.split("x"))
-    n_mpi = max(1, cores // omp)
-    return Layout(configuration, cores, n_mpi, min(ppn, n_mpi), omp, k_share(min(ppn, n_mpi), cores_per_node))
+    """pure-mpi, hybrid-1, hybrid-2 or RxT (ranks x threads per node) at a core count, shaped as everywhere
+    else in hybridperf (`shapes.shape`); raises shapes.NotApplicable where the configuration does not exist."""
+    nodes, ppn, omp = shape(configuration, cores_per_node, cores=cores)
+    return Layout(configuration, cores, nodes * ppn, ppn, omp, k_share(ppn, cores_per_node))

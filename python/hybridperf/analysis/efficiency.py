@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from hybridperf.stats import Summary, summarize
+from hybridperf.analysis.stats import summarize, Summary
 
 ROLES = ("mpi", "hyb", "ser")
 IGNORED_PARAMS = ("mode",)

@@ -16,8 +16,9 @@ from typing import Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from hybridperf.spec import RunPlan, Study, expand
-from hybridperf.store import RunRecord, Store
+from hybridperf.store.db import RunRecord, Store
+from hybridperf.study.expand import RunPlan, expand
+from hybridperf.study.spec import Study
 
 
 class Backend(Protocol):

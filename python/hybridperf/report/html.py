@@ -14,10 +14,11 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from hybridperf import efficiency as eff, plots
+from hybridperf.analysis import efficiency as eff
+from hybridperf.analysis.sections import (Section, class_seconds, comm_seconds, per_step, region_seconds,
+                                          threading_overheads)
 from hybridperf.models import pmnf, study_models
-from hybridperf.analysis import (Section, class_seconds, comm_seconds, per_step, region_seconds,
-                                 threading_overheads)
+from hybridperf.report import plots
 
 Table = tuple[str, list[str], list[list[str]]]  # title, headers, rows
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hybridperf import kernels, profile
-from hybridperf.launch import Configuration, Flavor, Launch, build_launch
+from hybridperf import profile
+from hybridperf.launch import kernels
+from hybridperf.launch.lines import build_launch, Configuration, Flavor, Launch
 
 
 @dataclass

@@ -15,10 +15,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hybridperf import __version__, affinity, cli_model, cli_study, compare, kernels, machine, summary
-from hybridperf.launch import FLAVORS, Configuration, LaunchError
-from hybridperf.runner import RunOutcome, default_profile_path, execute, prepare
-from hybridperf.ui import USER_ERRORS, console, errors, fail, state, user_error
+from hybridperf import __version__
+from hybridperf.analysis import affinity, compare
+from hybridperf.cli import model as cli_model, study as cli_study
+from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
+from hybridperf.launch import kernels, machine
+from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
+from hybridperf.launch.runner import default_profile_path, execute, prepare, RunOutcome
+from hybridperf.report import terminal as summary
 
 app = typer.Typer(
     add_completion=False,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 KERNELS: tuple[str, ...] = ("md", "stream", "spmv", "clomp", "ompbench", "mixbench")
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 class KernelNotFound(FileNotFoundError):
@@ -106,3 +106,26 @@ def options(kernel: str) -> tuple[dict[str, Any], ...]:
     if result.returncode != 0:
         raise KernelNotFound(f"{path} --options failed: {result.stderr.strip() or result.returncode}")
     return tuple(json.loads(result.stdout))
+
+
+class KernelRefused(ValueError):
+    """The kernel refused the parameters it was asked to check; the message is its own."""
+
+
+def checks_decomposition(kernel: str) -> bool:
+    """Whether the kernel can say which rank counts a problem accepts (`--check-decomposition`)."""
+    return any(o["name"] == "check-decomposition" for o in options(kernel))
+
+
+@lru_cache(maxsize=256)
+def check_decomposition(kernel: str, args: tuple[str, ...], ranks: tuple[int, ...]) -> dict[int, str | None]:
+    """For each rank count, why the kernel would refuse to run `args` on it (None: it would run), as the
+    kernel's own decomposition decides — the binary is run alone (an MPI singleton) and computes nothing."""
+    path = kernel_path(kernel)
+    command = [str(path), *args, "--check-decomposition", ",".join(map(str, ranks))]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        own = [line.split("error: ", 1)[-1] for line in result.stderr.splitlines() if "error: " in line]
+        raise KernelRefused(own[0] if own else f"{path.name} --check-decomposition failed: "
+                                                  f"{result.stderr.strip()[-300:] or result.returncode}")
+    return {r["ranks"]: r["error"] for r in json.loads(result.stdout)}

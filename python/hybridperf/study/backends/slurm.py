@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from hybridperf import profile, runner
-from hybridperf.backends import profile_path, record
-from hybridperf.launch import Configuration, Launch
-from hybridperf.runner import RunOutcome
-from hybridperf.spec import RunPlan, Study
-from hybridperf.store import RunRecord
+from hybridperf import profile
+from hybridperf.launch import runner
+from hybridperf.launch.lines import Configuration, Launch
+from hybridperf.launch.runner import RunOutcome
+from hybridperf.store.db import RunRecord
+from hybridperf.study.backends import profile_path, record
+from hybridperf.study.expand import RunPlan
+from hybridperf.study.spec import Study
 
 POLL_SECONDS = 1.0
 ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL",

@@ -6,11 +6,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from hybridperf import runner
-from hybridperf.backends import profile_path, record
-from hybridperf.launch import Configuration, Launch
-from hybridperf.spec import RunPlan, Study
-from hybridperf.store import RunRecord
+from hybridperf.launch import runner
+from hybridperf.launch.lines import Configuration, Launch
+from hybridperf.store.db import RunRecord
+from hybridperf.study.backends import profile_path, record
+from hybridperf.study.expand import RunPlan
+from hybridperf.study.spec import Study
 
 
 class LocalBackend:

@@ -21,29 +21,14 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Literal
 
+from hybridperf.shapes import Placement
+
 Flavor = Literal["openmpi", "mpich", "slurm"]
 FLAVORS: tuple[str, ...] = ("openmpi", "mpich", "slurm")
 
 
 class LaunchError(ValueError):
     """A configuration that cannot be launched as asked; the message says what to change."""
-
-
-class Placement:
-    """The shape of a run — nodes x MPI ranks per node x OpenMP threads per rank — for the dataclasses
-    that declare those three fields (launch configurations, planned runs, modelled splits)."""
-
-    nodes: int
-    ranks_per_node: int
-    threads: int
-
-    @property
-    def ranks(self) -> int:
-        return self.nodes * self.ranks_per_node
-
-    @property
-    def cores(self) -> int:
-        return self.ranks * self.threads
 
 
 @dataclass(frozen=True)

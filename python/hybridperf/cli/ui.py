@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
-from hybridperf import kernels
-from hybridperf.launch import LaunchError
+from hybridperf.launch import kernels
+from hybridperf.launch.lines import LaunchError
 from hybridperf.profile import ProfileError
 
 console = Console(soft_wrap=True)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from hybridperf.affinity import placement_warnings
+from hybridperf.analysis.affinity import placement_warnings
+from hybridperf.launch.runner import RunOutcome
 from hybridperf.profile import figure
-from hybridperf.runner import RunOutcome
-from hybridperf.spec import RunPlan, Study
-from hybridperf.store import RunRecord
+from hybridperf.store.db import RunRecord
+from hybridperf.study.expand import RunPlan
+from hybridperf.study.spec import Study
 
 STDERR_KEPT = 4000  # characters of stderr kept for a run that did not succeed
 

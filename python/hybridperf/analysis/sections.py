@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from hybridperf.spec import Study, points
-from hybridperf.stats import Summary, difference, summarize
+from hybridperf.analysis.stats import difference, summarize, Summary
+from hybridperf.shapes import Design
 
 
 @dataclass
@@ -103,19 +103,19 @@ def _params_key(params: dict[str, Any], ignored: set[str]) -> str:
     return json.dumps({k: v for k, v in params.items() if k not in ignored}, sort_keys=True)
 
 
-def analyse(study: Study, runs: list[dict[str, Any]]) -> list[Section]:
+def analyse(design: Design, runs: list[dict[str, Any]]) -> list[Section]:
     """One section per parameter set (parameters set per configuration do not split sections), in the
     order the runs were stored."""
-    ignored = study.configuration_keys
+    ignored = design.configuration_keys
     by_params: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         by_params.setdefault(_params_key(r["params"], ignored), []).append(r)
-    axis = "cores" if study.cores else "nodes"
     sections = []
     for key, group in by_params.items():
         pts = []
-        for config, scale, n, rpn, t in points(study):
-            own = study.configuration_params.get(config, {})
+        for planned in design.points():
+            config, scale, (n, rpn, t) = planned.configuration, planned.scale, planned.key
+            own = design.configuration_params.get(config, {})
             mine = [r for r in group if (r["nodes"], r["ranks_per_node"], r["threads"]) == (n, rpn, t)
                     and all(r["params"].get(k) == v for k, v in own.items())]
             ok = [r for r in mine if r["status"] == "ok" and r["loop_time"] is not None]
@@ -123,7 +123,7 @@ def analyse(study: Study, runs: list[dict[str, Any]]) -> list[Section]:
                              summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok))
         _speedups(pts)
         regions = list(dict.fromkeys(name for p in pts for r in p.runs for name in r["profile"]["regions"]))
-        sections.append(Section(json.loads(key), axis, pts, _verdicts(pts), regions))
+        sections.append(Section(json.loads(key), design.axis, pts, _verdicts(pts), regions))
     return sections
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from hybridperf.cli.ui import console, fail
 from hybridperf.models import dlpoly, pmnf
-from hybridperf.ui import console, fail
 
 model_app = typer.Typer(help="Performance models: fit, evaluate, predict, recommend.", no_args_is_help=True)
 
@@ -76,9 +76,9 @@ def pmnf_command(
     table = Table(title=f"{st.name}: {metric}(p), p = cores, selected by leave-one-out SMAPE")
     for col in ("parameters", "configuration", "points", "model", "CV SMAPE"):
         table.add_column(col)
-    from hybridperf.analysis import analyse
+    from hybridperf.analysis.sections import analyse
 
-    for section in analyse(st, runs):
+    for section in analyse(st.design, runs):
         for config in st.configurations:
             pts = [p for p in section.points if p.configuration == config and p.runs]
             p_values = [p.cores for p in pts for _ in p.runs]
@@ -100,11 +100,11 @@ def evaluate_command(
     study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
 ) -> None:
     """Fit the thesis's models on a stored study (communication models on pure MPI only) and evaluate them."""
-    from hybridperf import report
-    from hybridperf.analysis import analyse
+    from hybridperf.analysis.sections import analyse
+    from hybridperf.report import html as report
 
     st, runs = _study(results_dir, study_name)
-    for section in analyse(st, runs):
+    for section in analyse(st.design, runs):
         for title, headers, rows in report.model_tables(section, st.cores_per_node):
             table = Table(title=f"{section.title()}: {title}")
             for h in headers:
@@ -116,7 +116,7 @@ def evaluate_command(
 
 def _study(results_dir: Path, study_name: str | None):
     """The study's spec and its successful runs."""
-    from hybridperf.cli_study import stored_study
+    from hybridperf.cli.study import stored_study
 
     st, runs = stored_study(results_dir, study_name)
     return st, [r for r in runs if r["status"] == "ok"]
@@ -165,7 +165,7 @@ def recommend_command(
         fail("--size and --steps must be 1 or more, --thread-loss 0 or more, --work-seconds above 0")
     cal, serial = _calibration_from(calibration, kernel) if calibration else (None, None)
     if cluster == "this":
-        from hybridperf.machine import local_machine
+        from hybridperf.launch.machine import local_machine
 
         c = calibrate.this_machine(cal or calibrate.calibration(None, None, []), local_machine().cores,
                                    kernel in calibrate.BANDWIDTH_BOUND)

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from hybridperf.analysis import Point, Section, class_seconds, comm_seconds, per_step, region_seconds, threading_overheads  # noqa: E402
+from hybridperf.analysis.sections import class_seconds, comm_seconds, per_step, Point, region_seconds, Section, threading_overheads  # noqa: E402
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
 

@@ -7,11 +7,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from hybridperf import analysis, efficiency as eff, extrap_export, machine, report as reporting, spec
-from hybridperf.backends.local import LocalBackend
-from hybridperf.store import Store, export_csv
-from hybridperf.study import run_study
-from hybridperf.ui import USER_ERRORS, console, errors, fail, user_error
+from hybridperf.analysis import efficiency as eff, sections as analysis
+from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
+from hybridperf.launch import machine
+from hybridperf.report import html as reporting
+from hybridperf.store import extrap as extrap_export
+from hybridperf.store.db import export_csv, Store
+from hybridperf.study import spec
+from hybridperf.study.backends.local import LocalBackend
+from hybridperf.study.expand import expand
+from hybridperf.study.run import run_study
 
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
 
@@ -19,7 +24,7 @@ results_app = typer.Typer(help="The results store: export it for other tools.", 
 def _node_cores(backend: str) -> int:
     """Cores per node when a spec does not say: Slurm's nodes, or this machine."""
     if backend == "slurm":
-        from hybridperf.backends.slurm import node_cores
+        from hybridperf.study.backends.slurm import node_cores
 
         return node_cores()
     return machine.local_machine().cores
@@ -27,7 +32,7 @@ def _node_cores(backend: str) -> int:
 
 def _backend(study: spec.Study, results: Path):
     if study.backend == "slurm":
-        from hybridperf.backends.slurm import SlurmBackend
+        from hybridperf.study.backends.slurm import SlurmBackend
 
         return SlurmBackend(study, results)
     return LocalBackend(study, results)
@@ -49,7 +54,7 @@ def study(
         directory = results or Path(st.results)
         runner = _backend(st, directory)
         if dry_run:
-            plans = spec.expand(st)
+            plans = expand(st)
             for plan in plans:
                 print(runner.launch_line(plan))
             console.print(f"{len(plans)} runs; nothing was run", style="dim")
@@ -86,7 +91,7 @@ def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[di
 
 def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
     st, runs = stored_study(directory, name)
-    sections = analysis.analyse(st, runs)
+    sections = analysis.analyse(st.design, runs)
     reporting.print_terminal(console, sections, runs)
     out = out or directory / "report.html"
     reporting.write_html(out, reporting.render_html(st.name, st.as_dict(), sections, runs))

@@ -1,0 +1,1 @@
+"""The results store (SQLite beside the profile files) and its exports to other tools."""

@@ -1,0 +1,1 @@
+"""Study specs (YAML) and their runs: parsing and validation, expansion into runs, the local and Slurm backends."""

@@ -1,0 +1,56 @@
+"""What a valid spec must also satisfy before anything runs: every configuration exists at some scale and
+fits its nodes, the backend has the nodes, and the kernel accepts the rank counts for each parameter set.
+
+The last check is asked of the kernel itself (`--check-decomposition`), which runs the decomposition a
+real run would run — MPI_Dims_create of its own MPI library, the box of the lattice or of the data
+file — and answers without computing anything; nothing here re-derives its geometry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from hybridperf.launch import kernels
+from hybridperf.study import params as options
+from hybridperf.study.expand import combinations
+
+if TYPE_CHECKING:
+    from hybridperf.study.spec import SpecError, Study
+
+
+def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
+    design = study.design
+    where = (design.axis,)
+    try:
+        points = design.points()
+    except ValueError as err:
+        raise error(where, str(err)) from None
+    for config in study.configurations:
+        if not any(p.configuration == config for p in points):
+            raise error(("configurations", study.configurations.index(config)),
+                        f"{config} exists at none of the {design.axis} counts given")
+    for p in points:
+        line = ("configurations", study.configurations.index(p.configuration))
+        if p.ranks_per_node * p.threads > study.cores_per_node and not study.oversubscribe:
+            raise error(line, f"{p.configuration} at {p.scale} {design.axis} puts {p.ranks_per_node} ranks x "
+                              f"{p.threads} threads on {study.cores_per_node}-core nodes; set oversubscribe: true "
+                              "to allow it")
+        if study.backend == "local" and p.nodes > 1:
+            raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; the local "
+                               "backend has one (use backend: slurm)")
+    if not kernels.checks_decomposition(study.kernel):
+        return
+    for params in combinations(study):
+        for config in study.configurations:
+            mine = [p for p in points if p.configuration == config]
+            args = options.to_args({**params, **study.configuration_params.get(config, {})})
+            try:
+                verdicts = kernels.check_decomposition(study.kernel, tuple(args),
+                                                       tuple(sorted({p.nodes * p.ranks_per_node for p in mine})))
+            except kernels.KernelRefused as err:
+                raise error(("params",), f"hybridperf-{study.kernel} refuses {' '.join(args)}: {err}") from None
+            for p in mine:
+                refusal = verdicts[p.nodes * p.ranks_per_node]
+                if refusal:
+                    which = ", ".join(f"{k}={v}" for k, v in params.items())
+                    raise error(("params",), f"{config} at {p.scale} {design.axis} with {which}: {refusal}")

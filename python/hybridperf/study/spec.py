@@ -1,0 +1,314 @@
+"""Study specs: a YAML file becomes a validated Study. Every error names the file and line it is about:
+`studies/x.yaml:7: ...`.
+
+    study: local-md                  # name, required
+    kernel: md                       # required
+    params: {size: [20, 32], steps: 100}   # kernel options; a list sweeps (matrix over lists)
+    zip: [{size: [16, 24], steps: [400, 100]}]   # lists that vary together (optional)
+    configurations: [pure-mpi, hybrid-1, hybrid-2, 4x2]   # or RANKSxTHREADS per node
+    cores: [1, node]                 # total cores per point; or nodes: [1, 2, 4]
+    repeats: 3
+See docs/study-spec.md for every key. Parsing is pure but for the kernel's option table (asked of the
+binary once); expansion into runs is `study.expand`, and the checks that need the kernel's own
+decomposition are `study.feasibility`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from hybridperf.launch import kernels
+from hybridperf.shapes import NAMED_CONFIGURATIONS, Design, is_configuration
+from hybridperf.study import feasibility, params as options
+
+KEYS = {
+    "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
+    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy",
+}
+SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
+BACKENDS = ("local", "slurm")
+
+
+class SpecError(ValueError):
+    """A spec that cannot run; the message starts with file:line."""
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    kernel: str
+    params: dict[str, list[Any]]  # option -> its alternatives (one for a fixed value)
+    zip: tuple[dict[str, list[Any]], ...]
+    configurations: tuple[str, ...]
+    cores: tuple[int, ...] | None
+    nodes: tuple[int, ...] | None
+    cores_per_node: int
+    repeats: int = 3
+    oversubscribe: bool = False
+    timeout: float = 3600.0
+    results: str = ""
+    backend: str = "local"
+    slurm: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+    wait_policy: str | None = None  # OMP_WAIT_POLICY for every run; None: the launcher's default
+    configuration_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per configuration
+
+    @property
+    def design(self) -> Design:
+        axis = "cores" if self.cores else "nodes"
+        return Design(self.configurations, axis, self.cores or self.nodes or (), self.cores_per_node,
+                      self.configuration_params)
+
+    @property
+    def configuration_keys(self) -> set[str]:
+        return self.design.configuration_keys
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def from_dict(d: dict[str, Any]) -> Study:
+    """A Study back from Study.as_dict() (as stored with its results)."""
+    tuples = {"zip", "configurations", "cores", "nodes"}
+    d = {k: v for k, v in d.items() if k in Study.__dataclass_fields__}
+    return Study(**{k: (tuple(v) if k in tuples and v is not None else v) for k, v in d.items()})
+
+
+# ---------------------------------------------------------------- loading with line numbers
+
+
+def _lines(node: yaml.Node, path: tuple = (), out: dict | None = None) -> dict[tuple, int]:
+    """Line (1-based) of every key and list item, by path."""
+    out = {} if out is None else out
+    out[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _lines(value, path + (key.value,), out)
+            out[path + (key.value,)] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _lines(item, path + (i,), out)
+    return out
+
+
+class Context:
+    """Where each part of a spec came from, to name its line in an error."""
+
+    def __init__(self, source: str, lines: dict[tuple, int]):
+        self.source, self.lines = source, lines
+
+    def error(self, path: tuple, message: str) -> SpecError:
+        while path and path not in self.lines:
+            path = path[:-1]
+        return SpecError(f"{self.source}:{self.lines.get(path, 1)}: {message}")
+
+
+def load(path: str | Path, cores_per_node: Callable[[str], int] | int | None = None,
+         backend: str | None = None) -> Study:
+    """Reads and validates a spec. `cores_per_node` is used when the spec does not give it: a number,
+    or a function of the backend (the local machine's cores, or the Slurm nodes'); `backend`
+    overrides the spec's."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise SpecError(f"{path}: cannot read the study spec: {err.strerror}") from None
+    return parse(text, str(path), cores_per_node, backend)
+
+
+def parse(text: str, source: str = "<spec>", cores_per_node: Callable[[str], int] | int | None = None,
+          backend: str | None = None) -> Study:
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        raise SpecError(f"{source}:{line}: not valid YAML: {getattr(err, 'problem', err)}") from None
+    if not isinstance(data, dict):
+        raise SpecError(f"{source}:1: a study spec is a mapping of keys (study, kernel, configurations, ...)")
+    if backend is not None:
+        data["backend"] = backend
+    ctx = Context(source, _lines(node))
+    study = _validate(data, ctx, cores_per_node)
+    feasibility.check(study, ctx.error)
+    return study
+
+
+def _positive_int(ctx: Context, path: tuple, value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ctx.error(path, f"{what} must be a whole number of at least 1, got {value!r}")
+    return value
+
+
+def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | int | None) -> Study:
+    for key in data:
+        if key not in KEYS:
+            raise ctx.error((key,), f"unknown key '{key}'{options.suggest(str(key), KEYS)}")
+    for key in ("study", "kernel", "configurations"):
+        if key not in data:
+            raise ctx.error((), f"missing required key '{key}'")
+    name = data["study"]
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise ctx.error(("study",), "study must be a name of letters, digits, '.', '_' or '-'")
+    kernel = data["kernel"]
+    if kernel not in kernels.KERNELS:
+        raise ctx.error(("kernel",), f"unknown kernel '{kernel}': available are {', '.join(kernels.KERNELS)}")
+
+    backend = data.get("backend", "local")
+    if backend not in BACKENDS:
+        raise ctx.error(("backend",), f"backend must be one of {', '.join(BACKENDS)}"
+                                      f"{options.suggest(str(backend), BACKENDS)}")
+    slurm = data.get("slurm", {}) or {}
+    if not isinstance(slurm, dict):
+        raise ctx.error(("slurm",), "slurm must be a mapping (partition, account, time, exclusive, extra)")
+    for key in slurm:
+        if key not in SLURM_KEYS:
+            raise ctx.error(("slurm", key), f"unknown slurm key '{key}'{options.suggest(str(key), SLURM_KEYS)}")
+
+    if "cores_per_node" in data:
+        cpn = _positive_int(ctx, ("cores_per_node",), data["cores_per_node"], "cores_per_node")
+    elif callable(cores_per_node):
+        cpn = cores_per_node(backend)
+    elif cores_per_node is not None:
+        cpn = cores_per_node
+    else:
+        raise ctx.error((), "cores_per_node is needed (the machine's core count is not known here)")
+
+    table = {o["name"]: o for o in kernels.options(kernel)}
+    params, zips = _validate_params(data, ctx, kernel, table)
+    configurations, configuration_params = _validate_configurations(data, ctx, kernel, table)
+    given = set(params) | {k for group in zips for k in group}
+    for option in table.values():
+        needed = option["name"]
+        if option.get("required") and needed not in given and \
+                not all(needed in configuration_params.get(c, {}) for c in configurations):
+            raise ctx.error(("params",), f"{kernel} needs '{needed}': set it under params (see hybridperf-{kernel} --help)")
+    cores, nodes = _validate_scale(data, ctx, cpn)
+    repeats = _positive_int(ctx, ("repeats",), data.get("repeats", 3), "repeats")
+    oversubscribe = data.get("oversubscribe", False)
+    if not isinstance(oversubscribe, bool):
+        raise ctx.error(("oversubscribe",), "oversubscribe must be true or false")
+    wait_policy = data.get("wait_policy")
+    if wait_policy not in (None, "active", "passive"):
+        raise ctx.error(("wait_policy",), f"wait_policy must be active or passive, got {wait_policy!r}")
+    timeout = data.get("timeout", 3600)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ctx.error(("timeout",), f"timeout must be a number of seconds above 0, got {timeout!r}")
+    return Study(
+        name=name, kernel=kernel, params=params, zip=zips, configurations=configurations, cores=cores,
+        nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
+        results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm,
+        description=str(data.get("description", "")), wait_policy=wait_policy,
+        configuration_params=configuration_params,
+    )
+
+
+def _alternatives(ctx: Context, path: tuple, option: dict, value: Any) -> list[Any]:
+    items = options.alternatives(option, value)
+    if not items:
+        raise ctx.error(path, f"{option['name']}: an empty list sweeps nothing")
+    swept = len(items) > 1 or items is value
+    for i, item in enumerate(items):
+        problem = options.check_value(option, item)
+        if problem:
+            raise ctx.error(path + ((i,) if swept else ()), problem)
+    return [options.normalise(option, item) for item in items]
+
+
+def _validate_params(data: dict, ctx: Context, kernel: str,
+                     table: dict[str, dict]) -> tuple[dict[str, list[Any]], tuple[dict, ...]]:
+    raw = data.get("params", {}) or {}
+    if not isinstance(raw, dict):
+        raise ctx.error(("params",), "params must be a mapping of kernel options to values or lists of values")
+    params: dict[str, list[Any]] = {}
+    for key, value in raw.items():
+        option = options.lookup(table, kernel, key, lambda m, k=key: ctx.error(("params", k), m))
+        params[option["name"]] = _alternatives(ctx, ("params", key), option, value)
+    zips = []
+    raw_zip = data.get("zip", []) or []
+    if not isinstance(raw_zip, list):
+        raise ctx.error(("zip",), "zip must be a list of groups, each a mapping of options to equal-length lists")
+    for g, group in enumerate(raw_zip):
+        if not isinstance(group, dict) or not group:
+            raise ctx.error(("zip", g), "each zip group is a mapping of options to equal-length lists")
+        converted = {}
+        for key, value in group.items():
+            where = ("zip", g, key)
+            option = options.lookup(table, kernel, key, lambda m, w=where: ctx.error(w, m))
+            name = option["name"]
+            if name in params or any(name in z for z in zips):
+                raise ctx.error(where, f"{name} is swept twice (params and zip, or two zip groups)")
+            if not isinstance(value, list):
+                raise ctx.error(where, f"{name}: zip values must be a list")
+            converted[name] = _alternatives(ctx, where, option, value)
+        lengths = {len(v) for v in converted.values()}
+        if len(lengths) > 1:
+            raise ctx.error(("zip", g), f"zip group lists differ in length: {sorted(lengths)}")
+        zips.append(converted)
+    return params, tuple(zips)
+
+
+def _validate_configurations(data: dict, ctx: Context, kernel: str,
+                             table: dict[str, dict]) -> tuple[tuple[str, ...], dict[str, dict]]:
+    """Names, each optionally with kernel parameters of its own: `- hybrid-1: {mode: hybrid}`."""
+    raw = data["configurations"]
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise ctx.error(("configurations",), "configurations must be a non-empty list")
+    names, per_config = [], {}
+    for i, entry in enumerate(raw):
+        where = ("configurations", i)
+        own = {}
+        if isinstance(entry, dict):
+            if len(entry) != 1 or not isinstance(next(iter(entry.values())), dict):
+                raise ctx.error(where, "a configuration with parameters is `NAME: {option: value}`")
+            entry, raw_params = next(iter(entry.items()))
+            for key, value in raw_params.items():
+                option = options.lookup(table, kernel, key, lambda m, w=where: ctx.error(w, m))
+                problem = options.check_value(option, value)
+                if problem:
+                    raise ctx.error(where, problem)
+                own[option["name"]] = options.normalise(option, value)
+        name = str(entry)
+        if not is_configuration(name):
+            raise ctx.error(where, f"unknown configuration '{name}': use {', '.join(NAMED_CONFIGURATIONS)} or "
+                                   f"RANKSxTHREADS per node (e.g. 4x2){options.suggest(name, NAMED_CONFIGURATIONS)}")
+        if name in names:
+            raise ctx.error(where, f"configuration {name} is listed twice")
+        names.append(name)
+        if own:
+            per_config[name] = own
+    swept = {options.option_name(k) for k in data.get("params") or {}} | \
+        {options.option_name(k) for g in data.get("zip") or [] if isinstance(g, dict) for k in g}
+    for name, own in per_config.items():
+        clash = sorted(k for k in own if k in swept)
+        if clash:
+            raise ctx.error(("configurations", names.index(name)),
+                            f"{', '.join(clash)} is set both by configuration {name} and by params")
+    return tuple(names), per_config
+
+
+def _validate_scale(data: dict, ctx: Context, cpn: int) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    if ("cores" in data) == ("nodes" in data):
+        raise ctx.error((), "give exactly one of 'cores' (total core counts) or 'nodes' (node counts)")
+    key = "cores" if "cores" in data else "nodes"
+    raw = data[key]
+    if raw == "powers-of-two" and key == "cores":
+        counts = [2**k for k in range(int(math.log2(cpn)) + 1)]
+        return tuple(dict.fromkeys(counts + [cpn])), None
+    if not isinstance(raw, list) or not raw:
+        raise ctx.error((key,), f"{key} must be a list (or, for cores, 'powers-of-two')")
+    counts = []
+    for i, value in enumerate(raw):
+        if key == "cores" and value == "node":
+            value = cpn
+        counts.append(_positive_int(ctx, (key, i), value, f"each entry of {key}"))
+    return (tuple(dict.fromkeys(counts)), None) if key == "cores" else (None, tuple(dict.fromkeys(counts)))

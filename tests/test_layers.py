@@ -1,0 +1,62 @@
+"""The package's layers import one way (docs/architecture.md): pure analysis and models never reach for a
+launcher, a backend, the store or the CLI, and nothing below the CLI imports it. Read from the source with
+ast, imports inside functions included, so a shortcut taken anywhere fails here."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parents[1] / "python" / "hybridperf"
+
+# layer -> the layers it may import (itself always)
+ALLOWED = {
+    "shapes": set(),
+    "profile": set(),
+    "analysis": {"shapes", "profile"},
+    "models": {"analysis", "shapes", "profile"},
+    "report": {"analysis", "models", "shapes", "profile"},
+    "store": {"shapes", "profile"},
+    "launch": {"shapes", "profile"},
+    "study": {"launch", "store", "analysis", "shapes", "profile"},
+    "cli": {"study", "launch", "store", "analysis", "models", "report", "shapes", "profile"},
+}
+
+
+def layer_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
+
+
+def imported_layers(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module + "." + a.name for a in node.names] if node.module == "hybridperf" else [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "hybridperf" and len(parts) > 1 and parts[1] != "__version__":
+                found.add(parts[1])
+    return found
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__main__.py",) and p.parent != PACKAGE
+                 or p.stem in ALLOWED)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_run_one_way(path):
+    layer = layer_of(path)
+    assert layer in ALLOWED, f"{path}: a module outside the known layers; add its layer to docs/architecture.md"
+    wrong = imported_layers(path) - ALLOWED[layer] - {layer}
+    assert not wrong, f"{path.relative_to(PACKAGE)} ({layer}) imports {', '.join(sorted(wrong))}"
+
+
+def test_the_check_sees_a_wrong_import(tmp_path):
+    planted = tmp_path / "x.py"
+    planted.write_text("def f():\n    from hybridperf.store.db import Store\n")
+    assert imported_layers(planted) == {"store"}

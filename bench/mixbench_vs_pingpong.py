@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hybridperf-mixbench's ping-pong against a plain MPI ping-pong, side by side, alternating runs.
+"""hybridperf-mixbench's ping-pong against a plain MPI ping-pong, side by side, in randomised rounds.
 
 The fidelity target (docs/mixbench.md): our one-way latency at 8 B and ping-pong bandwidth at 1 MiB
 within ±15% of a plain MPI ping-pong's on the same placement. The plain reference is a 40-line C
@@ -8,9 +8,11 @@ built with into a temporary directory. When OSU_DIR names a directory holding an
 outside the project (e.g. OSU micro-benchmarks configured with CC=mpicc), it runs as a third column;
 otherwise that column is skipped with a message. All three use OSU's iteration counts (10000 timed
 and 100 warm-up iterations up to 8 KiB, 1000 and 10 above) and are launched by hybridperf's own
-launcher on 2 ranks x 1 thread, so binding is identical; rounds alternate the programs so drift in
-the machine's state spreads over all of them. Medians over the rounds are reported. Timings are
-only meaningful on an otherwise idle machine; this is a benchmark, not a test.
+launcher on 2 ranks x 1 thread, so binding is identical; each round runs the programs in an order drawn
+from the run's seed, so drift in the machine's state spreads over all of them. The ratios of the
+medians over the rounds are judged within / differs / undecided by their 90% bootstrap intervals
+(bench/references.yaml); every sample goes to a run file in bench/runs/. Timings are only meaningful
+on an otherwise idle machine; this is a benchmark, not a test.
 
     python bench/mixbench_vs_pingpong.py [--repeats 5] [--iters N]    # --iters: fewer, for a smoke run
     OSU_DIR=/path/to/osu/pt2pt python bench/mixbench_vs_pingpong.py
@@ -28,14 +30,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+import common
+from hybridperf.analysis.verdicts import Band, judge_ratio
+from hybridperf.launch import kernels, runner
+from hybridperf.launch.lines import Configuration, build_launch
+from hybridperf.launch.machine import local_machine
 
-from hybridperf.launch import kernels, runner  # noqa: E402
-from hybridperf.launch.lines import build_launch, Configuration  # noqa: E402
-from hybridperf.launch.machine import local_machine  # noqa: E402
-
+BENCH = "mixbench_vs_pingpong"
 SMALL, LARGE = 8, 1 << 20
-TARGET = 0.15
 
 # The reference: blocking send/receive between ranks 0 and 1, the same buffers each time, half the
 # round trip averaged over the timed iterations. Arguments: SIZE:ITERS:WARMUP ...
@@ -108,10 +110,7 @@ def compile_reference(work: Path, mpicc: str) -> Path:
 def launch(config: Configuration, flavor: str, program: list[str]) -> str:
     line = build_launch(config, flavor, program, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
                         launcher=kernels.launcher_for(flavor))
-    proc = subprocess.run(line.command, env={**os.environ, **line.env}, capture_output=True, text=True)
-    if proc.returncode:
-        sys.exit(f"{program[0]} failed:\n{proc.stderr[-2000:]}")
-    return proc.stdout
+    return common.run_checked(line.command, line.env, what=program[0])
 
 
 def run_ours(config: Configuration, work: Path, iters: int | None) -> Result:
@@ -121,20 +120,20 @@ def run_ours(config: Configuration, work: Path, iters: int | None) -> Result:
     outcome = runner.execute(runner.prepare("mixbench", config, ["--sizes", f"{SMALL},{LARGE}", *extra], path), path)
     if outcome.profile is None or outcome.returncode:
         sys.exit(f"hybridperf-mixbench failed: {outcome.stderr[-2000:]}")
-    return {r["bytes"]: r["time"]["avg"] for r in outcome.profile["mixbench"]["tables"]["pingpong"]}
+    return {str(r["bytes"]): r["time"]["avg"] for r in outcome.profile["mixbench"]["tables"]["pingpong"]}
 
 
 def run_plain(config: Configuration, flavor: str, exe: Path, iters: int | None) -> Result:
     args = [f"{m}:{counts(m, iters)[0]}:{counts(m, iters)[1]}" for m in (SMALL, LARGE)]
     out = launch(config, flavor, [str(exe), *args])
-    return {int(size): float(t) for size, t in (line.split() for line in out.splitlines() if line.strip())}
+    return {size: float(t) for size, t in (line.split() for line in out.splitlines() if line.strip())}
 
 
 def run_osu(config: Configuration, flavor: str, exe: Path, iters: int | None) -> Result:
     extra = ["-i", str(iters), "-x", str(counts(SMALL, iters)[1])] if iters else []
     out = launch(config, flavor, [str(exe), *extra])
     rows = {int(m[1]): float(m[2]) * 1e-6 for m in re.finditer(r"^(\d+)\s+([0-9.]+)\s*$", out, re.M)}
-    return {m: rows[m] for m in (SMALL, LARGE)}
+    return {str(m): rows[m] for m in (SMALL, LARGE)}
 
 
 def find_osu() -> Path | None:
@@ -149,41 +148,54 @@ def find_osu() -> Path | None:
     return found[0]
 
 
+def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
+    """Latency at 8 B and bandwidth at 1 MiB: ours against the plain ping-pong (osu_latency shown beside)."""
+    def times(name: str, size: int) -> list[float]:
+        return [r[str(size)] for r in common.pooled(runs, name)]
+
+    def shown(name: str, size: int) -> str:
+        values = times(name, size)
+        if not values:
+            return "–"
+        return f"{1e6 * statistics.median(values):.3f} µs" if size == SMALL else \
+            f"{size / statistics.median(values) / 1e6:,.0f} MB/s"
+
+    rows = [common.Row("latency 8 B (one way)", shown("ours", SMALL), f"plain {shown('plain', SMALL)}",
+                       judge_ratio(times("ours", SMALL), times("plain", SMALL), bands["latency"])),
+            # bandwidth ours / plain = plain's time / ours
+            common.Row("bandwidth 1 MiB", shown("ours", LARGE), f"plain {shown('plain', LARGE)}",
+                       judge_ratio(times("plain", LARGE), times("ours", LARGE), bands["bandwidth"]))]
+    if times("osu", SMALL):
+        rows.append(common.Row("osu_latency, for information", "", f"{shown('osu', SMALL)}, {shown('osu', LARGE)}"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=5, help="alternating rounds (medians reported)")
     parser.add_argument("--iters", type=int, default=None,
                         help="timed iterations at every size instead of OSU's 10000/1000 (smoke runs)")
-    args = parser.parse_args()
+    args = common.arguments(parser, BENCH)
     cores = local_machine().cores
     if cores < 2:
         sys.exit("a ping-pong needs 2 cores")
     config = Configuration(1, 2, 1, cores)
     flavor, mpicc = flavor_and_mpicc()
     osu = find_osu()
-    results: dict[str, list[Result]] = {}
+    run = common.start(BENCH, args)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         plain = compile_reference(work, mpicc)
-        for rep in range(args.repeats):
-            print(f"round {rep + 1}/{args.repeats}", flush=True)
-            results.setdefault("hybridperf-mixbench", []).append(run_ours(config, work, args.iters))
-            results.setdefault("plain ping-pong", []).append(run_plain(config, flavor, plain, args.iters))
-            if osu:
-                results.setdefault("osu_latency", []).append(run_osu(config, flavor, osu, args.iters))
+        programs = {"ours": lambda: run_ours(config, work, args.iters),
+                    "plain": lambda: run_plain(config, flavor, plain, args.iters)}
+        if osu:
+            programs["osu"] = lambda: run_osu(config, flavor, osu, args.iters)
+        for _, order in run.rounds(list(programs)):
+            for name in order:
+                run.add(name, programs[name]())
+    path = run.save({"MPI": kernels.launcher_version(flavor), "osu_latency": str(osu) if osu else None})
+    import tables
 
-    median = {name: {m: statistics.median(r[m] for r in runs) for m in (SMALL, LARGE)}
-              for name, runs in results.items()}
-    print(f"\n2 ranks x 1 thread, {flavor}, medians of {args.repeats} alternating rounds")
-    print(f"{'':22}{'latency 8 B (us)':>20}{'bandwidth 1 MiB (MB/s)':>26}")
-    for name, t in median.items():
-        print(f"{name:22}{1e6 * t[SMALL]:20.3f}{LARGE / t[LARGE] / 1e6:26.1f}")
-    ours, plain_t = median["hybridperf-mixbench"], median["plain ping-pong"]
-    lat = ours[SMALL] / plain_t[SMALL]
-    bw = (LARGE / ours[LARGE]) / (LARGE / plain_t[LARGE])
-    verdict = all(abs(x - 1) <= TARGET for x in (lat, bw))
-    print(f"{'ours / plain':22}{lat:20.3f}{bw:26.3f}   target: within ±{TARGET:.0%}: "
-          f"{'met' if verdict else 'NOT met'}")
+    tables.print_bench(BENCH, path)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ import itertools
 import math
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -263,16 +262,3 @@ def test_study_specs_expand_to_complete_clomp_command_lines(clomp_binary, path):
         args = plan.kernel_args()
         assert all(f"--{name}" in args for name in POSITIONAL), args
         assert plan.threads * plan.ranks_per_node <= 2
-
-
-def test_bench_reprints_saved_runs_with_verdicts():
-    """bench/clomp_vs_clomp12.py --load pools the committed runs of 2026-11-22 (three runs of 30) and
-    reprints their tables: 90 runs of each code per input, 13 of 14 figures within target and the other undecided."""
-    runs = sorted((REPO / "bench" / "runs").glob("clomp-vs-clomp12-*.json"))
-    proc = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--load", *map(str, runs)],
-                          capture_output=True, text=True, check=True)
-    assert proc.stdout.count("(90 runs each") == 2
-    assert "targets met: 13 of 14" in proc.stdout and "1 undecided at this noise and 0 differ" in proc.stdout
-    bad = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--load", "/nonexistent.json"],
-                         capture_output=True, text=True)
-    assert bad.returncode == 1 and "--load: cannot read /nonexistent.json" in bad.stderr

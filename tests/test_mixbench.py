@@ -267,7 +267,9 @@ SINGLE_RANK_CASES = [
     (["--sizes", "8,-16"], "--sizes: '-16' is not a message size"),
     (["--sizes", "8,abc"], "--sizes: 'abc' is not a size in bytes"),
     (["--sizes", "1Q"], "--sizes: '1Q' is not a size in bytes"),
-    (["--sizes", "8,,16"], "an empty entry between commas"),
+    (["--sizes", "8,,16"], "--sizes '8,,16': an empty entry between commas"),
+    (["--sizes", "8,64,8"], "--sizes: 8 is listed twice"),
+    (["--sizes", "1K,1024"], "--sizes: 1K and 1024 are the same size"),
     (["--sizes", "2G"], "--sizes: '2G' is larger than the largest message size, 1G"),
     (["--min-size", "0"], "--min-size must be >= 1, got 0"),
     (["--max-size", "-8"], "--max-size must be >= 1, got -8"),
@@ -278,6 +280,7 @@ SINGLE_RANK_CASES = [
     (["--pair", "0"], "--pair '0': give two ranks as A,B"),
     (["--pair", "0,x"], "--pair '0,x': give two ranks as A,B"),
     (["--styles", "single,hybrid"], "--styles: unknown style 'hybrid'"),
+    (["--styles", "single,single"], "--styles: single is listed twice"),
     (["--bench", "halo", "--styles", "single,multiple"],
      "--bench halo: the halo exchange runs the masteronly and funnelled styles, and --styles single,multiple has "
      "neither"),
@@ -335,8 +338,12 @@ def test_help_options_and_version(mixbench_binary):
     for option in ("--bench", "--sizes", "--min-size", "--max-size", "--pair", "--styles", "--thread-level",
                    "--iters", "--warmup", "--profile"):
         assert option in help_text
-    names = {o["name"] for o in kernels.options("mixbench")}
-    assert {"bench", "sizes", "pair", "styles", "region-reps", "region-work"} <= names
+    options = {o["name"]: o for o in kernels.options("mixbench")}
+    assert {"bench", "sizes", "pair", "styles", "region-reps", "region-work"} <= set(options)
+    assert options["sizes"]["type"] == "list" and options["sizes"]["default"] == []  # empty: the doubling range
+    assert options["styles"]["type"] == "list"
+    assert options["styles"]["default"] == ["single", "masteronly", "funnelled", "multiple"]
+    assert options["pair"]["type"] == "path" and options["pair"]["default"] == "0,1"  # two ranks, not a list
     version = subprocess.run([str(mixbench_binary), "--version"], capture_output=True, text=True, check=True).stdout
     assert version.startswith("hybridperf-mixbench ")
 

@@ -203,7 +203,7 @@ def test_defaults_are_epccs(binary):
     proc = subprocess.run([str(binary), "--options"], capture_output=True, text=True, check=True)
     defaults = {o["name"]: o["default"] for o in json.loads(proc.stdout)}
     assert defaults["test-time"] == 1000.0 and defaults["delay-time"] == 0.1 and defaults["outer-reps"] == 20
-    assert defaults["iters-per-thread"] == 1024 and defaults["chunks"] == "pow2" and defaults["bench"] == "sync"
+    assert defaults["iters-per-thread"] == 1024 and defaults["chunks"] == ["pow2"] and defaults["bench"] == "sync"
     help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True, check=True).stdout
     assert "--test-extra-delay-us" in help_text and "sync|sched|all|selftest" in help_text
 
@@ -221,6 +221,9 @@ CASES = [
     (["--chunks", "0"], "--chunks must be pow2 or comma-separated whole numbers >= 1, got '0'"),
     (["--chunks", "2048"], "--chunks: 2048 exceeds --iters-per-thread 1024"),
     (["--chunks", "4,4"], "--chunks: 4 is listed twice"),
+    (["--chunks", "4,04"], "--chunks: 4 is listed twice"),
+    (["--chunks", "1,,2"], "--chunks '1,,2': an empty entry between commas"),
+    (["--chunks", "pow2,4"], "--chunks must be pow2 or comma-separated whole numbers >= 1, got 'pow2,4'"),
     (["--delay-time", "0.2", "--delay-length", "100"], "--delay-time and --delay-length both given"),
     (["--constructs", "GUIDED", "--iters-per-thread", "1"], "nothing to measure"),
     (["--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),

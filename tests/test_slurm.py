@@ -61,7 +61,8 @@ def test_slurm_study_has_the_structure_of_the_local_one(cluster, tmp_path, md_bi
         assert run["launch"].startswith("sbatch ") and run["backend"] == "slurm"
         for column in ("nodes", "ranks", "ranks_per_node", "threads", "mode"):
             assert run[column] == local[key][column]
-        ours, theirs = json.loads(run["profile"]), json.loads(local[key]["profile"])
+        ours = json.loads((tmp_path / "slurm" / run["profile_path"]).read_text())
+        theirs = json.loads((tmp_path / "local" / local[key]["profile_path"]).read_text())
         assert ours.keys() == theirs.keys() and ours["regions"].keys() == theirs["regions"].keys()
         assert (ours["run"]["ranks"], ours["run"]["threads_per_rank"]) == (run["ranks"], run["threads"])
         assert "SLURM_JOB_ID" in ours["run"]["environment"]

@@ -52,7 +52,12 @@ def test_study_stores_every_run_and_reports_their_numbers(tiny):
     assert len(stored) == 6 and {r["status"] for r in stored} == {"ok"}
     assert {(r["ranks"], r["threads"], r["mode"]) for r in stored} == {(1, 1, "pure-mpi"), (2, 1, "pure-mpi"),
                                                                        (1, 2, "pure-openmp")}
-    assert all(json.loads(r["profile"])["schema"] == "hybridperf.profile/1" for r in stored)
+    profiles = {r["id"]: json.loads((results / r["profile_path"]).read_text()) for r in stored}
+    assert all(p["schema"] == "hybridperf.profile/1" for p in profiles.values())
+    # the store keeps each profile once, as its file, and the numbers queries need beside the run
+    force = rows(results, "SELECT run_id, value FROM metrics WHERE name = 'region.force.avg'")
+    assert {m["run_id"]: m["value"] for m in force} == {i: p["regions"]["force"]["time"]["avg"]
+                                                          for i, p in profiles.items()}
     assert [r for r in stored if r["ranks"] == 1 and r["threads"] == 1][0]["configurations"] == "pure-mpi,hybrid-1"
 
     html = (results / "report.html").read_text()
@@ -82,7 +87,7 @@ def test_interrupted_study_resumes_where_it_stopped(tmp_path, md_binary):
     assert "interrupted" in stderr and "run the same command to resume" in stderr
     stored = rows(results)
     assert 2 <= len(stored) < 9
-    assert all(r["status"] == "ok" and r["profile"] for r in stored)  # only whole runs
+    assert all(r["status"] == "ok" and (results / r["profile_path"]).is_file() for r in stored)  # whole runs
     leftovers = subprocess.run(["pgrep", "-f", str(results)], capture_output=True, text=True).stdout
     assert leftovers == ""  # no rank of the interrupted run is still alive
 
@@ -108,7 +113,7 @@ results: {results}
     out = study(spec, "--no-report")
     assert out.returncode == 0, out.stderr
     status = {json.loads(r["params"])["drift-tol"]: r for r in rows(results)}
-    assert status[1e-12]["status"] == "check-failed" and status[1e-12]["profile"]
+    assert status[1e-12]["status"] == "check-failed" and status[1e-12]["profile_path"]
     assert status[0.5]["status"] == "ok"  # the study went on after the failed check
 
     missing = tmp_path / "missing.yaml"
@@ -124,7 +129,7 @@ results: {results}
                     f"cores: [1]\nrepeats: 1\nresults: {results}\n")
     assert study(grid, "--no-report").returncode == 0
     [failed] = rows(results, "SELECT * FROM runs WHERE study = 'grid'")
-    assert failed["status"] == "failed" and failed["profile"] is None and failed["exit_code"] == 2
+    assert failed["status"] == "failed" and failed["profile_path"] is None and failed["exit_code"] == 2
     assert "--grid 3 1 1 needs 3 nodes" in failed["stderr"]
 
     slow = tmp_path / "slow.yaml"
@@ -152,6 +157,36 @@ def test_export_csv_is_a_flat_table(tiny, tmp_path):
     for column in ("configurations", "ranks", "threads", "mode", "param.size", "fom.loop_time", "region.force.avg",
                    "comm.p2p.bytes", "check.energy_drift"):
         assert column in table[0]
+
+
+def test_a_schema_1_store_is_migrated_to_profile_files(tiny):
+    """Stores written before profiles were kept as files held them inside the database: opened, each profile
+    is written out, the column dropped, and the report reads the same runs."""
+    spec, results = tiny
+    assert study(spec, "--no-report").returncode == 0
+    db = sqlite3.connect(results / "results.db")
+    with db:
+        db.execute("ALTER TABLE runs ADD COLUMN profile TEXT")
+        for run_id, path in db.execute("SELECT id, profile_path FROM runs").fetchall():
+            db.execute("UPDATE runs SET profile = ? WHERE id = ?", ((results / path).read_text(), run_id))
+            (results / path).unlink()
+        db.execute("ALTER TABLE runs DROP COLUMN profile_path")
+        db.execute("DROP TABLE metrics")
+        db.execute("PRAGMA user_version=1")
+    db.close()
+    report = subprocess.run([*HYBRIDPERF, "report", str(results)], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    migrated = rows(results)
+    assert len(migrated) == 6 and all((results / r["profile_path"]).is_file() for r in migrated)
+    assert "profile" not in migrated[0]
+    assert len(rows(results, "SELECT * FROM metrics WHERE name = 'fom.loop_time'")) == 6
+
+
+def test_a_file_that_is_not_a_store_is_one_clear_error(tmp_path):
+    (tmp_path / "results.db").write_text("not a database\n" * 100)
+    out = subprocess.run([*HYBRIDPERF, "report", str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"{tmp_path / 'results.db'} is not a hybridperf results database" in out.stderr.replace("\n", "")
 
 
 def test_dry_run_prints_every_launch_line_and_runs_nothing(tiny):

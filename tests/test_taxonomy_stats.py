@@ -1,12 +1,10 @@
-"""MPC's taxonomy of a run's shape, and the seeds' statistics."""
+"""MPC's taxonomy of a run's shape, and the seeds' statistics (the verdict engine: test_verdicts.py)."""
 
 import math
 
 import pytest
 
-import numpy as np
-
-from hybridperf.analysis.stats import agreement, difference, interval_text, ratio_interval, summarize
+from hybridperf.analysis.stats import difference, summarize
 from hybridperf.analysis.taxonomy import classify
 
 
@@ -41,32 +39,3 @@ def test_difference_combines_errors_by_summing():
     assert gap == 1.0 and error == pytest.approx(a.sem + 0.0)
 
 
-def _runs(centre: float, seed: int, n: int = 30) -> list[float]:
-    """Run times with one-sided noise, like a shared machine's: a floor plus exponential delays."""
-    return list(centre + np.random.default_rng(seed).exponential(0.1 * centre, n))
-
-
-def test_ratio_interval_covers_the_true_ratio():
-    low, high = ratio_interval(_runs(2.0, 1), _runs(1.0, 2))
-    assert 1.6 < low < 2.0 < high < 2.4
-    assert ratio_interval(_runs(1.0, 3), _runs(1.0, 4)) == ratio_interval(_runs(1.0, 3), _runs(1.0, 4))
-
-
-def test_ratio_interval_is_unbounded_when_the_reference_reaches_zero():
-    assert ratio_interval([0.01, 0.02, 0.015], [-0.01, 0.004, 0.02, -0.003]) == (-math.inf, math.inf)
-    assert ratio_interval([1.0], [1.0, 2.0]) == (-math.inf, math.inf)
-    assert interval_text((-math.inf, math.inf)) == "[unbounded]"
-    assert interval_text((0.9312, 1.077)) == "[0.93,1.08]"
-
-
-@pytest.mark.parametrize(
-    "ours,reference,verdict",
-    [
-        (_runs(1.05, 5), _runs(1.0, 7), "ok"),        # 5% apart: inside a 20% band
-        (_runs(2.0, 6), _runs(1.0, 7), "differ"),     # twice as long, far beyond the run-to-run spread
-        # medians 0.9 and 1.2 (ratio 0.75), but five runs this scattered cannot place the ratio
-        ([0.7, 1.3, 0.9, 1.2, 0.6], [1.2, 0.8, 1.25, 1.3, 0.75], "undecided"),
-    ],
-)
-def test_agreement_verdicts(ours, reference, verdict):
-    assert agreement(ours, reference, 0.2)[0] == verdict

@@ -79,7 +79,7 @@ static void rebuild(md_sim *s)
     md_migrate(s);
     hp_timer_stop(&s->timers, R_MIGRATION);
     hp_timer_start(&s->timers, R_NEIGHBOR);
-    md_neighbor_sort_locals(s);
+    md_cells_sort_locals(s);
     hp_timer_stop(&s->timers, R_NEIGHBOR);
     hp_timer_start(&s->timers, R_HALO);
     md_halo_build(s);

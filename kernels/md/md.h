@@ -75,22 +75,25 @@ typedef struct {
 } md_stencil_row;
 
 typedef struct {
-    double cutsq;                /* (cutoff + skin)^2 */
+    double cutsq; /* (cutoff + skin)^2 */
+    /* the cells (cells.c) */
     int nbins[3], bins, pad3[3]; /* pad3: bins beyond the brick on each side, holding ghosts */
     double inv_width[3];
-    int *bin_start; /* bins + 1 entries */
-    int *bin_next;  /* fill cursor per bin while sorting */
-    int *bin_of;    /* per atom */
+    md_stencil_row *rows; /* the bins within the list cutoff of a bin, row by row */
+    int nrows;
+    int *bin_start;  /* bins + 1 entries */
+    int *bin_next;   /* fill cursor per bin while sorting */
+    int *bin_of;     /* per atom */
+    int *perm;       /* atoms in bin order */
+    double *scratch; /* for sorting atoms by bin */
+    int capacity;    /* atoms the per-atom arrays hold (these, bx, by, bz and bidx) */
+    /* the lists (neighbor.c) */
     double *bx, *by, *bz;
     int *bidx;    /* atoms in bin order: coordinates and original index */
     int sentinel; /* index of a far-away dummy atom that pads lists to multiples of MD_LIST_PAD */
-    md_stencil_row *rows;
-    int nrows;
     int *numneigh, *neigh;                 /* full list of atom i: neigh[i * list_stride + k], k < numneigh[i] */
     int maxneigh, list_stride, list_atoms; /* stride: maxneigh + 1 spare slot, rounded to MD_LIST_PAD */
-    int capacity, builds;
-    double *scratch; /* for sorting atoms by bin */
-    int *perm;
+    int builds;
 } md_neighbor;
 
 typedef struct {
@@ -164,11 +167,15 @@ void md_halo_build(md_sim *s);
 void md_halo_update(md_sim *s);
 void md_halo_free(md_halo *h);
 
-/* neighbor.c */
-void md_neighbor_init(md_sim *s);
-void md_neighbor_sort_locals(md_sim *s);
+/* cells.c: atoms binned and sorted by cell */
+void md_cells_init(md_sim *s);            /* the bin grid of the brick and its ghosts, and the stencil */
+void md_cells_sort(md_sim *s, int count); /* atoms [0, count) by bin: fills bin_of, bin_start and perm */
+void md_cells_sort_locals(md_sim *s);     /* reorders the owned atoms themselves by bin */
+
+/* neighbor.c: full Verlet lists built from the cells */
+void md_neighbor_init(md_sim *s); /* the cells too */
 void md_neighbor_build(md_sim *s);
-void md_neighbor_free(md_neighbor *n);
+void md_neighbor_free(md_neighbor *n); /* the cells' arrays too */
 
 /* lj.c, integrate.c, thermo.c */
 void md_force(md_sim *s, int want_energy);

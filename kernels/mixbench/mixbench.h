@@ -49,7 +49,8 @@ typedef enum {
 extern const char *const mb_table_names[MB_NTABLES];
 
 typedef struct {
-    const char *bench_name, *sizes_text, *pair_text, *styles_text, *thread_level_name, *thread_cap_name;
+    const char *bench_name, *pair_text, *thread_level_name, *thread_cap_name;
+    hp_list size_list, style_list; /* --sizes (none: the --min-size..--max-size range), --styles */
     const char *profile;
     int min_size, max_size, iters, iters_large, warmup, warmup_large, pairs;
     int fit_min, fit_max;
@@ -107,8 +108,6 @@ int mb_params_table(mb_params *p, hp_arg *args);
 int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
 /* Checks that need the run's shape and the thread level MPI provided. 0 or -1 with err. */
 int mb_params_check_run(const mb_params *p, int ranks, int provided, char *err, size_t errlen);
-/* Parses "8,1K,64K,1M" into ascending distinct sizes; 0 or -1 with err. */
-int mb_parse_sizes(const char *text, int *sizes, int *n, char *err, size_t errlen);
 extern const char *const mb_usage, *const mb_summary;
 
 /* rows.c: measuring one point */

@@ -1,10 +1,12 @@
 /* Options of hybridperf-mixbench and their validation.
  *
  * The iteration counts are OSU's (10000 timed and 100 warm-up iterations up to 8 KiB, 1000 and 10
- * above), so a bare ping-pong is comparable with osu_latency. Lists (sizes, styles) and the rank
- * pair are single words parsed here ("8,1K,1M", "0,1"), because the shared option table has no
- * list type; everything that needs no MPI is checked before MPI_Init_thread, which must know the
- * thread level the chosen styles need. */
+ * above), so a bare ping-pong is comparable with osu_latency. The lists (--sizes, --styles) arrive
+ * split into words by the option table (HP_ARG_LIST, which already rejects empty and repeated
+ * words); here each word only becomes what it names, a size in bytes or a style. The rank pair
+ * stays one word "A,B" parsed here: it is exactly two numbers, not a list. Everything that needs
+ * no MPI is checked before MPI_Init_thread, which must know the thread level the chosen styles
+ * need. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -30,7 +32,7 @@ int mb_params_table(mb_params *p, hp_arg *args)
                      .warmup_large = 10,
                      .pair_text = "0,1",
                      .pairs = 1,
-                     .styles_text = "single,masteronly,funnelled,multiple",
+                     .style_list = {.n = MB_NSTYLES, .item = {"single", "masteronly", "funnelled", "multiple"}},
                      .thread_level_name = "auto",
                      .thread_cap_name = "none",
                      .region_reps = 20,
@@ -39,7 +41,7 @@ int mb_params_table(mb_params *p, hp_arg *args)
         {HP_OPTION("bench", 'b', HP_ARG_CHOICE, &p->bench_name, "NAME",
                    "benchmark: network = pingpong + collectives; all = every one"),
          .choices = "pingpong|collectives|mixed|halo|alternating|network|all"},
-        {HP_OPTION("sizes", 0, HP_ARG_PATH, &p->sizes_text, "LIST",
+        {HP_OPTION("sizes", 0, HP_ARG_LIST, &p->size_list, "LIST",
                    "message sizes in bytes, comma-separated, suffixes K M G = 2^10 2^20 2^30 (e.g. 8,1K,1M); "
                    "default: --min-size doubling up to --max-size")},
         {HP_OPTION("min-size", 0, HP_ARG_INT, &p->min_size, "BYTES", "smallest message size of the doubling range"),
@@ -61,7 +63,7 @@ int mb_params_table(mb_params *p, hp_arg *args)
         {HP_OPTION("pairs", 0, HP_ARG_INT, &p->pairs, "K",
                    "ping-pong: K pairs (i, K+i) at once instead of --pair (per-pair latency, aggregate bandwidth)"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
-        {HP_OPTION("styles", 0, HP_ARG_PATH, &p->styles_text, "LIST",
+        {HP_OPTION("styles", 0, HP_ARG_LIST, &p->style_list, "LIST",
                    "mixed-mode styles (single, masteronly, funnelled, multiple); halo runs masteronly and "
                    "funnelled of these")},
         {HP_OPTION("thread-level", 0, HP_ARG_CHOICE, &p->thread_level_name, "LEVEL",
@@ -135,30 +137,22 @@ static int parse_size(const char *word, int *out, char *err, size_t errlen)
     return 0;
 }
 
-int mb_parse_sizes(const char *text, int *sizes, int *n, char *err, size_t errlen)
+/* --sizes: every word a size, no size twice under two spellings (1K, 1024), in ascending order. A list
+ * holds no more words than there is room for sizes. */
+_Static_assert(HP_LIST_MAX <= MB_MAX_SIZES, "--sizes: room for every word of a list");
+static int sizes_from_list(mb_params *p, char *err, size_t errlen)
 {
-    char word[64];
-    *n = 0;
-    for (const char *p = text;;) {
-        size_t len = strcspn(p, ",");
-        if (len == 0) return fail(err, errlen, "--sizes '%s': an empty entry between commas", text);
-        if (len >= sizeof word) return fail(err, errlen, "--sizes: an entry of '%s' is too long", text);
-        if (*n == MB_MAX_SIZES) {
-            snprintf(err, errlen, "--sizes: at most %d sizes", MB_MAX_SIZES);
-            return -1;
-        }
-        memcpy(word, p, len);
-        word[len] = '\0';
-        if (parse_size(word, &sizes[*n], err, errlen)) return -1;
-        (*n)++;
-        if (!p[len]) break;
-        p += len + 1;
+    const hp_list *list = &p->size_list;
+    for (int k = 0; k < list->n; k++) {
+        if (parse_size(list->item[k], &p->sizes[k], err, errlen)) return -1;
+        for (int m = 0; m < k; m++)
+            if (p->sizes[m] == p->sizes[k]) {
+                snprintf(err, errlen, "--sizes: %s and %s are the same size", list->item[m], list->item[k]);
+                return -1;
+            }
     }
-    qsort(sizes, (size_t)*n, sizeof *sizes, compare_ints);
-    int kept = 0;
-    for (int k = 0; k < *n; k++)
-        if (kept == 0 || sizes[k] != sizes[kept - 1]) sizes[kept++] = sizes[k];
-    *n = kept;
+    p->nsizes = list->n;
+    qsort(p->sizes, (size_t)p->nsizes, sizeof *p->sizes, compare_ints);
     return 0;
 }
 
@@ -178,22 +172,23 @@ static int parse_pair(const char *text, int pair[2], char *err, size_t errlen)
     return 0;
 }
 
-static int parse_styles(const char *text, unsigned *styles, char *err, size_t errlen)
+/* One word of --styles: the style it names, or -1. */
+static int style_of(const char *word)
 {
-    char word[32];
-    *styles = 0;
-    for (const char *p = text;;) {
-        size_t len = strcspn(p, ",");
-        snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), p);
-        int found = -1;
-        for (int k = 0; k < MB_NSTYLES; k++)
-            if (len == strlen(mb_style_names[k]) && strncmp(p, mb_style_names[k], len) == 0) found = k;
-        if (found < 0)
+    for (int k = 0; k < MB_NSTYLES; k++)
+        if (strcmp(word, mb_style_names[k]) == 0) return k;
+    return -1;
+}
+
+static int styles_from_list(mb_params *p, char *err, size_t errlen)
+{
+    p->styles = 0;
+    for (int k = 0; k < p->style_list.n; k++) {
+        const int style = style_of(p->style_list.item[k]);
+        if (style < 0)
             return fail(err, errlen, "--styles: unknown style '%s' (use single, masteronly, funnelled, multiple)",
-                        word);
-        *styles |= 1u << found;
-        if (!p[len]) break;
-        p += len + 1;
+                        p->style_list.item[k]);
+        p->styles |= 1u << style;
     }
     return 0;
 }
@@ -242,14 +237,14 @@ static int sizes_from_range(mb_params *p, char *err, size_t errlen)
 int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
     p->benches = benches_of(p->bench_name);
-    if (p->sizes_text) {
+    if (p->size_list.n) {
         const char *range[] = {"min-size", "max-size"};
         for (int k = 0; k < 2; k++)
             if (is_set(args, nargs, range[k])) {
                 snprintf(err, errlen, "--sizes and --%s both given; give a list or a range", range[k]);
                 return -1;
             }
-        if (mb_parse_sizes(p->sizes_text, p->sizes, &p->nsizes, err, errlen)) return -1;
+        if (sizes_from_list(p, err, errlen)) return -1;
     } else if (sizes_from_range(p, err, errlen)) {
         return -1;
     }
@@ -263,12 +258,14 @@ int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, s
         snprintf(err, errlen, "--pairs %d: at most %d pairs", p->pairs, MB_MAX_PAIRS);
         return -1;
     }
-    if (parse_styles(p->styles_text, &p->styles, err, errlen)) return -1;
+    if (styles_from_list(p, err, errlen)) return -1;
     if ((p->benches & MB_HALO) && !(p->styles & (1u << MB_MASTERONLY | 1u << MB_FUNNELLED))) {
+        char styles[HP_LIST_MAX * HP_LIST_WORD];
+        hp_list_format(&p->style_list, styles, sizeof styles);
         snprintf(err, errlen,
                  "--bench %s: the halo exchange runs the masteronly and funnelled styles, and --styles "
                  "%s has neither",
-                 p->bench_name, p->styles_text);
+                 p->bench_name, styles);
         return -1;
     }
     if (p->fit_max && p->fit_min > p->fit_max) {

@@ -71,7 +71,8 @@ typedef struct {
 } omb_item;
 
 typedef struct {
-    const char *bench, *constructs, *chunks, *profile;
+    const char *bench, *profile;
+    hp_list constructs, chunks; /* constructs: none = the --bench group; chunks: "pow2" or sizes */
     double test_time_us, delay_time_us, extra_delay_us, ref_sd_tol;
     int delay_length, outer_reps, iters_per_thread;
     /* filled by omb_params_validate: */

@@ -3,8 +3,9 @@
  * The defaults are EPCC v4's: 1000 us target per sample, a 0.1 us delay, 20 outer repetitions,
  * 1024 iterations per thread and power-of-two chunk sizes for the schedules. A group (--bench)
  * or an explicit list (--constructs) chooses what runs; both are checked here, before MPI work
- * starts, so a typo costs one clear line rather than a half-finished run. Lists are plain
- * comma-separated strings, because the option table has no list type. */
+ * starts, so a typo costs one clear line rather than a half-finished run. Both lists arrive split
+ * into words by the option table (HP_ARG_LIST, which already rejects empty and repeated words);
+ * here each word only becomes what it names, a construct or a chunk size. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,7 +15,7 @@
 int omb_params_table(omb_params *p, hp_arg *args)
 {
     *p = (omb_params){.bench = "sync",
-                      .chunks = "pow2",
+                      .chunks = {.n = 1, .item = {"pow2"}},
                       .test_time_us = 1000.0,
                       .delay_time_us = 0.1,
                       .extra_delay_us = 1.0,
@@ -26,7 +27,7 @@ int omb_params_table(omb_params *p, hp_arg *args)
                    "what to measure: sync (EPCC syncbench), sched (schedbench), all (both), selftest (EMPTY "
                    "and KNOWN_DELAY, the method's own checks)"),
          .choices = "sync|sched|all|selftest"},
-        {HP_OPTION("constructs", 'c', HP_ARG_PATH, &p->constructs, "LIST",
+        {HP_OPTION("constructs", 'c', HP_ARG_LIST, &p->constructs, "LIST",
                    "comma-separated constructs instead of a group, e.g. PARALLEL,BARRIER,DYNAMIC (names in "
                    "docs/ompbench.md; STATICN, DYNAMIC and GUIDED run once per chunk size)")},
         {HP_OPTION("test-time", 't', HP_ARG_REAL, &p->test_time_us, "US",
@@ -44,7 +45,7 @@ int omb_params_table(omb_params *p, hp_arg *args)
         {HP_OPTION("iters-per-thread", 0, HP_ARG_INT, &p->iters_per_thread, "N",
                    "schedules: loop iterations per thread"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
-        {HP_OPTION("chunks", 0, HP_ARG_PATH, &p->chunks, "LIST",
+        {HP_OPTION("chunks", 0, HP_ARG_LIST, &p->chunks, "LIST",
                    "schedules: chunk sizes, comma-separated, or pow2 = 1, 2, 4, ... up to --iters-per-thread "
                    "(guided: up to --iters-per-thread / threads)")},
         {HP_OPTION("test-extra-delay-us", 0, HP_ARG_REAL, &p->extra_delay_us, "US",
@@ -61,14 +62,13 @@ int omb_params_table(omb_params *p, hp_arg *args)
     return n;
 }
 
-static const omb_construct *find_construct(const char *name, size_t len)
+static const omb_construct *find_construct(const char *name)
 {
     const omb_construct *tables[] = {omb_sync_constructs, omb_sched_constructs, omb_selftest_constructs};
     const int counts[] = {omb_sync_count, omb_sched_count, omb_selftest_count};
     for (int t = 0; t < 3; t++)
         for (int k = 0; k < counts[t]; k++)
-            if (strlen(tables[t][k].name) == len && strncasecmp(tables[t][k].name, name, len) == 0)
-                return &tables[t][k];
+            if (strcasecmp(tables[t][k].name, name) == 0) return &tables[t][k];
     return NULL;
 }
 
@@ -77,62 +77,65 @@ static void add_group(omb_params *p, const omb_construct *table, int count)
     for (int k = 0; k < count; k++) p->selected[p->nselected++] = &table[k];
 }
 
-static int parse_constructs(omb_params *p, char *err, size_t errlen)
+/* One word of --constructs: the construct it names, case-insensitively, once. */
+static int add_construct(omb_params *p, const char *word, char *err, size_t errlen)
 {
-    for (const char *s = p->constructs; *s;) {
-        const char *comma = strchr(s, ',');
-        const size_t len = comma ? (size_t)(comma - s) : strlen(s);
-        const omb_construct *c = find_construct(s, len);
-        if (!c) {
-            snprintf(err, errlen,
-                     "--constructs: unknown construct '%.*s' (known: PARALLEL, FOR, PARALLEL_FOR, BARRIER, "
-                     "BARRIER_VAR, SINGLE, CRITICAL, LOCK_CONTENDED, LOCK_UNCONTENDED, ORDERED, ATOMIC, "
-                     "ATOMIC_SEQCST, REDUCTION, STATIC, STATICN, DYNAMIC, GUIDED, EMPTY, KNOWN_DELAY)",
-                     (int)len, s);
+    const omb_construct *c = find_construct(word);
+    if (!c) {
+        snprintf(err, errlen,
+                 "--constructs: unknown construct '%s' (known: PARALLEL, FOR, PARALLEL_FOR, BARRIER, "
+                 "BARRIER_VAR, SINGLE, CRITICAL, LOCK_CONTENDED, LOCK_UNCONTENDED, ORDERED, ATOMIC, "
+                 "ATOMIC_SEQCST, REDUCTION, STATIC, STATICN, DYNAMIC, GUIDED, EMPTY, KNOWN_DELAY)",
+                 word);
+        return -1;
+    }
+    for (int k = 0; k < p->nselected; k++)
+        if (p->selected[k] == c) {
+            snprintf(err, errlen, "--constructs: %s is listed twice", c->name);
             return -1;
         }
-        for (int k = 0; k < p->nselected; k++)
-            if (p->selected[k] == c) {
-                snprintf(err, errlen, "--constructs: %s is listed twice", c->name);
-                return -1;
-            }
-        p->selected[p->nselected++] = c;
-        s = comma ? comma + 1 : s + len;
+    p->selected[p->nselected++] = c;
+    return 0;
+}
+
+/* One word of --chunks: a whole number from 1 to --iters-per-thread, not listed before. */
+static int add_chunk(omb_params *p, const char *word, char *err, size_t errlen)
+{
+    char *end;
+    const long v = strtol(word, &end, 10);
+    if (end == word || *end || v < 1) {
+        char text[HP_LIST_MAX * HP_LIST_WORD];
+        hp_list_format(&p->chunks, text, sizeof text);
+        snprintf(err, errlen, "--chunks must be pow2 or comma-separated whole numbers >= 1, got '%s'", text);
+        return -1;
     }
+    if (v > p->iters_per_thread) {
+        snprintf(err, errlen, "--chunks: %ld exceeds --iters-per-thread %d", v, p->iters_per_thread);
+        return -1;
+    }
+    if (p->nchunks == OMB_MAX_CHUNKS) {
+        snprintf(err, errlen, "--chunks: at most %d chunk sizes", OMB_MAX_CHUNKS);
+        return -1;
+    }
+    for (int k = 0; k < p->nchunks; k++)
+        if (p->chunk[k] == v) {
+            snprintf(err, errlen, "--chunks: %ld is listed twice", v);
+            return -1;
+        }
+    p->chunk[p->nchunks++] = (int)v;
     return 0;
 }
 
 static int parse_chunks(omb_params *p, char *err, size_t errlen)
 {
     p->nchunks = 0;
-    p->chunks_pow2 = strcmp(p->chunks, "pow2") == 0;
+    p->chunks_pow2 = p->chunks.n == 1 && strcmp(p->chunks.item[0], "pow2") == 0;
     if (p->chunks_pow2) {
         for (int c = 1; c <= p->iters_per_thread; c *= 2) p->chunk[p->nchunks++] = c;
         return 0;
     }
-    for (const char *s = p->chunks; *s;) {
-        char *end;
-        const long v = strtol(s, &end, 10);
-        if (end == s || (*end && *end != ',') || v < 1) {
-            snprintf(err, errlen, "--chunks must be pow2 or comma-separated whole numbers >= 1, got '%s'", p->chunks);
-            return -1;
-        }
-        if (v > p->iters_per_thread) {
-            snprintf(err, errlen, "--chunks: %ld exceeds --iters-per-thread %d", v, p->iters_per_thread);
-            return -1;
-        }
-        if (p->nchunks == OMB_MAX_CHUNKS) {
-            snprintf(err, errlen, "--chunks: at most %d chunk sizes", OMB_MAX_CHUNKS);
-            return -1;
-        }
-        for (int k = 0; k < p->nchunks; k++)
-            if (p->chunk[k] == v) {
-                snprintf(err, errlen, "--chunks: %ld is listed twice", v);
-                return -1;
-            }
-        p->chunk[p->nchunks++] = (int)v;
-        s = *end ? end + 1 : end;
-    }
+    for (int k = 0; k < p->chunks.n; k++)
+        if (add_chunk(p, p->chunks.item[k], err, errlen)) return -1;
     return 0;
 }
 
@@ -144,7 +147,7 @@ int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err,
         if (strcmp(args[k].name, "delay-time") == 0) delay_time = &args[k];
         if (strcmp(args[k].name, "delay-length") == 0) delay_length = &args[k];
     }
-    if (p->constructs && bench->set) {
+    if (p->constructs.n && bench->set) {
         snprintf(err, errlen, "--bench and --constructs both given; --constructs replaces the group, give one");
         return -1;
     }
@@ -154,7 +157,11 @@ int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err,
     }
     if (parse_chunks(p, err, errlen)) return -1;
     p->nselected = 0;
-    if (p->constructs) return parse_constructs(p, err, errlen);
+    if (p->constructs.n) {
+        for (int k = 0; k < p->constructs.n; k++)
+            if (add_construct(p, p->constructs.item[k], err, errlen)) return -1;
+        return 0;
+    }
     if (strcmp(p->bench, "sync") == 0 || strcmp(p->bench, "all") == 0)
         add_group(p, omb_sync_constructs, omb_sync_count);
     if (strcmp(p->bench, "sched") == 0 || strcmp(p->bench, "all") == 0)

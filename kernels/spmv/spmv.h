@@ -93,4 +93,38 @@ double spmv_bytes_per_product(const spmv_matrix *m);
 double spmv_analytic_error(const spmv_params *p, const spmv_grid *g, const double *y);
 double spmv_serial_error(hp_comm *c, const spmv_params *p, const spmv_grid *g, const double *y, MPI_Comm comm);
 
+/* main.c: the state of one run, and its regions */
+enum { R_PACK, R_EXCHANGE, R_PRODUCT, R_TOTAL };
+enum { SPMV_MAX_CHECKS = 2 };
+typedef struct {
+    spmv_params p;
+    hp_arg args[SPMV_MAX_ARGS];
+    int nargs;
+    spmv_grid g;
+    spmv_matrix m;
+    spmv_halo h;
+    hp_comm comm;
+    hp_timers timers;
+    double *x, *y;
+    double best_product_seconds; /* the fastest single call: STREAM's convention, for the comparison */
+} spmv_sim;
+
+/* report.c: checks, cross-rank results, terminal summary, profile */
+typedef struct {
+    const spmv_sim *s;
+    const hp_run *run;
+    hp_check checks[SPMV_MAX_CHECKS];
+    int nchecks;
+    hp_region_stat regions[HP_MAX_REGIONS];
+    int nregions;
+    hp_comm_stat comm[HP_NCLASSES];
+    long rows_total, nnz_total;
+    double bandwidth;      /* GB/s of the local product over all calls, summed over ranks */
+    double best_bandwidth; /* the same from each rank's fastest call, as STREAM reports its best */
+    int *halo_points; /* rank 0: 26 per rank, points exchanged with each direction's neighbour */
+} spmv_results;
+void spmv_collect_results(spmv_sim *s, const hp_run *run, spmv_results *r); /* collective */
+void spmv_print_summary(const spmv_results *r);
+int spmv_write_profile(const spmv_results *r, char *err, size_t errlen);
+
 #endif

@@ -1,4 +1,4 @@
-/* Option parsing: values, bounds, choices, INT3, flags, positional options, and the one-line errors. */
+/* Option parsing: values, bounds, choices, INT3, flags, lists, positional options, and the one-line errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +10,12 @@ typedef struct {
     int steps, flag, grid[3];
     double dt;
     const char *pot, *path;
+    hp_list sizes;
 } opts;
 
 static int table(opts *o, hp_arg *a)
 {
-    *o = (opts){.steps = 100, .dt = 0.005, .pot = "lj/cut"};
+    *o = (opts){.steps = 100, .dt = 0.005, .pot = "lj/cut", .sizes = {.n = 2, .item = {"8", "1K"}}};
     const hp_arg t[] = {
         {HP_OPTION("steps", 'n', HP_ARG_INT, &o->steps, "N", "steps"), .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("dt", 0, HP_ARG_REAL, &o->dt, "DT", "step"), .min_rule = HP_MIN_EXCLUSIVE},
@@ -22,6 +23,7 @@ static int table(opts *o, hp_arg *a)
         {HP_OPTION("grid", 0, HP_ARG_INT3, o->grid, "X Y Z", "grid"), .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("profile", 0, HP_ARG_PATH, &o->path, "F", "file")},
         {HP_OPTION("quiet", 0, HP_ARG_FLAG, &o->flag, NULL, "flag")},
+        {HP_OPTION("sizes", 0, HP_ARG_LIST, &o->sizes, "LIST", "sizes")},
     };
     memcpy(a, t, sizeof t);
     return (int)(sizeof t / sizeof *t);
@@ -66,13 +68,10 @@ static const char *pos_parse(pos_opts *o, int argc, char **argv)
     return hp_args_parse(a, n, argc, argv, err, sizeof err) == 0 ? NULL : err;
 }
 
-/* The text a describe or help call writes, in a static buffer. */
-static const char *captured(void (*write)(FILE *, const hp_arg *, int))
+/* The text a describe or help call writes about the option table a (n options), in a static buffer. */
+static const char *captured(void (*write)(FILE *, const hp_arg *, int), const hp_arg *a, int n)
 {
     static char text[8192];
-    pos_opts o;
-    hp_arg a[8];
-    int n = pos_table(&o, a);
     FILE *f = tmpfile();
     write(f, a, n);
     rewind(f);
@@ -83,6 +82,91 @@ static const char *captured(void (*write)(FILE *, const hp_arg *, int))
 }
 
 static void help(FILE *f, const hp_arg *a, int n) { hp_args_help(f, "prog [options] numThreads numParts", "s", a, n); }
+
+/* The params section of a profile: one member per option. */
+static void params_json(FILE *f, const hp_arg *a, int n)
+{
+    hp_json j;
+    hp_json_open(&j, f);
+    hp_json_object_begin(&j, NULL);
+    hp_args_json(&j, a, n);
+    hp_json_object_end(&j);
+}
+
+/* Writes `count` words, "w0,w1,...", into text. */
+static void numbered_words(char *text, size_t len, int count)
+{
+    size_t used = 0;
+    for (int k = 0; k < count; k++) used += (size_t)snprintf(text + used, len - used, "%sw%d", k ? "," : "", k);
+}
+
+static void test_list_parse(void)
+{
+    hp_list l;
+    char err[256], text[HP_LIST_MAX * 8];
+    CHECK(hp_list_parse(&l, "sizes", "8,1K,64K", err, sizeof err) == 0);
+    CHECK(l.n == 3 && strcmp(l.item[0], "8") == 0 && strcmp(l.item[1], "1K") == 0 && strcmp(l.item[2], "64K") == 0);
+    hp_list_format(&l, text, sizeof text);
+    CHECK(strcmp(text, "8,1K,64K") == 0);
+    hp_list_format(&l, text, 5);
+    CHECK(strcmp(text, "8,1K") == 0); /* truncated to the buffer */
+    CHECK(hp_list_parse(&l, "chunks", "pow2", err, sizeof err) == 0 && l.n == 1 && strcmp(l.item[0], "pow2") == 0);
+
+    const char *empty[] = {"", ",8", "8,", "8,,16"};
+    for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "--sizes '%s': an empty entry between commas", empty[k]);
+        CHECK(hp_list_parse(&l, "sizes", empty[k], err, sizeof err) == -1 && strcmp(err, want) == 0);
+    }
+    CHECK(hp_list_parse(&l, "sizes", "8,1K,8", err, sizeof err) == -1);
+    CHECK(strcmp(err, "--sizes: 8 is listed twice") == 0);
+    CHECK(hp_list_parse(&l, "styles", "single,Single", err, sizeof err) == 0 && l.n == 2); /* words, case kept */
+
+    numbered_words(text, sizeof text, HP_LIST_MAX);
+    CHECK(hp_list_parse(&l, "ranks", text, err, sizeof err) == 0 && l.n == HP_LIST_MAX);
+    numbered_words(text, sizeof text, HP_LIST_MAX + 1);
+    CHECK(hp_list_parse(&l, "ranks", text, err, sizeof err) == -1 && strcmp(err, "--ranks: at most 64 entries") == 0);
+
+    char longest[HP_LIST_WORD], too_long[HP_LIST_WORD + 8];
+    memset(longest, 'x', sizeof longest - 1);
+    longest[sizeof longest - 1] = '\0';
+    CHECK(hp_list_parse(&l, "sizes", longest, err, sizeof err) == 0 && strcmp(l.item[0], longest) == 0);
+    snprintf(too_long, sizeof too_long, "8,%sy", longest);
+    char want[96];
+    snprintf(want, sizeof want, "--sizes: '%sy' is too long", longest);
+    CHECK(hp_list_parse(&l, "sizes", too_long, err, sizeof err) == -1 && strcmp(err, want) == 0);
+}
+
+/* A list option through the table: parsed, last value kept, errors named, described and written as arrays. */
+static void test_list_option(void)
+{
+    opts o;
+    hp_arg a[8];
+    int n = table(&o, a);
+    const char *described = captured(hp_args_describe, a, n);
+    CHECK(strstr(described, "\"type\": \"list\",\n    \"default\": [\n      \"8\",\n      \"1K\"\n    ]") != NULL);
+    const char *text = captured(help, a, n);
+    CHECK(strstr(text, "--sizes LIST") != NULL && strstr(text, "sizes [default: 8,1K]") != NULL);
+
+    char *given[] = {"prog", "--sizes", "16,4K", "--sizes=1,2,3"};
+    CHECK(parse(&o, 1, given) == NULL && o.sizes.n == 2 && strcmp(o.sizes.item[1], "1K") == 0); /* the default */
+    CHECK(parse(&o, 3, given) == NULL && o.sizes.n == 2 && strcmp(o.sizes.item[1], "4K") == 0);
+    CHECK(parse(&o, 4, given) == NULL && o.sizes.n == 3 && strcmp(o.sizes.item[2], "3") == 0); /* the last given */
+
+    n = table(&o, a);
+    char err[256];
+    CHECK(hp_args_parse(a, n, 3, given, err, sizeof err) == 0);
+    const char *params = captured(params_json, a, n);
+    CHECK(strstr(params, "\"sizes\": [\n    \"16\",\n    \"4K\"\n  ]") != NULL);
+    CHECK(strstr(captured(hp_args_print, a, n), " --sizes 16,4K*") != NULL);
+
+    char *missing[] = {"prog", "--sizes"};
+    CHECK(strcmp(parse(&o, 2, missing), "--sizes needs 1 value") == 0);
+    char *empty[] = {"prog", "--sizes", "8,,16"};
+    CHECK(strcmp(parse(&o, 3, empty), "--sizes '8,,16': an empty entry between commas") == 0);
+    char *twice[] = {"prog", "--sizes=8,8"};
+    CHECK(strcmp(parse(&o, 2, twice), "--sizes: 8 is listed twice") == 0);
+}
 
 static void test_positional(void)
 {
@@ -119,11 +203,13 @@ static void test_positional(void)
     char *named_not_int[] = {"prog", "--numParts", "1.5", "2"};
     CHECK(strcmp(pos_parse(&o, 4, named_not_int), "numParts needs an integer, got '1.5'") == 0);
 
-    const char *described = captured(hp_args_describe);
+    hp_arg a[8];
+    const int n = pos_table(&o, a);
+    const char *described = captured(hp_args_describe, a, n);
     CHECK(strstr(described, "\"name\": \"numThreads\"") != NULL);
     CHECK(strstr(described, "\"default\": null") != NULL);
     CHECK(strstr(described, "\"positional\": true") != NULL && strstr(described, "\"required\": true") != NULL);
-    const char *text = captured(help);
+    const char *text = captured(help, a, n);
     const char *arguments = strstr(text, "arguments (in this order, or each as --NAME VALUE):\n  numThreads");
     const char *options = strstr(text, "options:\n  -q, --quiet");
     CHECK(arguments != NULL && options != NULL && arguments < options);
@@ -133,6 +219,8 @@ static void test_positional(void)
 int main(void)
 {
     test_positional();
+    test_list_parse();
+    test_list_option();
     opts o;
     char *good[] = {"prog", "-n", "7", "--dt=0.01", "--potential", "lj/sf", "--grid",
                     "2",    "1",  "1", "--quiet",   "--profile",   "p.json"};

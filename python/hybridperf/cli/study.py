@@ -11,8 +11,8 @@ from hybridperf.analysis import efficiency as eff, sections as analysis
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine
 from hybridperf.report import html as reporting
-from hybridperf.store import extrap as extrap_export
-from hybridperf.store.db import export_csv, Store
+from hybridperf.store import export as exports
+from hybridperf.store.db import Store, StoreError
 from hybridperf.study import spec
 from hybridperf.study.backends.local import LocalBackend
 from hybridperf.study.expand import expand
@@ -77,16 +77,27 @@ def study(
 
 def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
     """A stored study's spec and runs — the latest study unless one is named — or a one-line error."""
-    if not (directory / "results.db").exists():
-        fail(f"{directory} has no results.db (run `hybridperf study SPEC` first)")
-    with Store(directory) as store:
+    with open_store(directory) as store:
         names = store.studies()
         if not names:
             fail(f"{directory} holds no study (run `hybridperf study SPEC` first)")
         name = name or names[-1]
         if name not in names:
             fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
-        return spec.from_dict(store.study_spec(name)), store.runs(name)
+        try:
+            return spec.from_dict(store.study_spec(name)), store.runs(name)
+        except StoreError as err:
+            fail(str(err))
+
+
+def open_store(directory: Path) -> Store:
+    """The store of an existing results directory, or a one-line error."""
+    if not (directory / "results.db").exists():
+        fail(f"{directory} has no results.db (run `hybridperf study SPEC` first)")
+    try:
+        return Store(directory)
+    except StoreError as err:
+        fail(str(err))
 
 
 def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
@@ -105,8 +116,6 @@ def report(
     out: Annotated[Optional[Path], typer.Option(help="HTML file to write (default: RESULTS_DIR/report.html).")] = None,
 ) -> None:
     """Analyse a stored study: key tables in the terminal, everything in a self-contained HTML report."""
-    if not (results_dir / "results.db").exists():
-        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
     try:
         _report(results_dir, study_name, out)
     except USER_ERRORS as err:
@@ -125,14 +134,15 @@ def export(
     """Export the stored runs: a flat CSV table, and/or Extra-P's JSON-Lines input."""
     if csv is None and extrap is None:
         fail("say what to write: --csv FILE and/or --extrap FILE")
-    if not (results_dir / "results.db").exists():
-        fail(f"{results_dir} has no results.db (run `hybridperf study SPEC` first)")
-    with Store(results_dir) as store:
-        runs = store.runs(study_name)
+    with open_store(results_dir) as store:
+        try:
+            runs = store.runs(study_name)
+        except StoreError as err:
+            fail(str(err))
     if csv:
-        console.print(f"{export_csv(runs, csv)} runs written to {csv}")
+        console.print(f"{exports.write_csv(runs, csv)} runs written to {csv}")
     if extrap:
-        console.print(f"{extrap_export.write(runs, extrap)} measurements written to {extrap}")
+        console.print(f"{exports.write_extrap(runs, extrap)} measurements written to {extrap}")
 
 
 def efficiency(

@@ -1,23 +1,29 @@
-"""The results store: one SQLite file, `results.db`, per results directory. The only module that knows SQL.
+"""The results store: one SQLite file, `results.db`, per results directory, beside the run profiles it
+points at. The only module that knows SQL.
 
-Two tables, documented in docs/results-store.md so plain SQL is enough:
+A run's profile (the kernel's JSON document) is its record and is kept once, as the file
+`profiles/<run key>.json`; the database holds what queries need (docs/results-store.md):
 - `studies`: one row per study, with its validated spec as JSON;
-- `runs`: one row per run (a configuration at a scale, one repeat), with the configuration columns,
-  the status and timings, and the kernel's full profile JSON.
+- `runs`: one row per run (a configuration at a scale, one repeat): configuration columns, status,
+  timings and the path of its profile;
+- `metrics`: per run, the profile's figures, region times, communication and checks as named numbers
+  (`store.flat`), so plain SQL can compare them across runs.
 The database is in WAL mode and each run is stored in one transaction, so an interrupted study leaves
-only whole runs behind, and a report can read while a study writes.
+only whole runs behind, and a report can read while a study writes. A store of schema 1 (profiles
+inside the database) is migrated on opening: its profiles are written out as files.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-SCHEMA_VERSION = 1
+from hybridperf.store import flat
+
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS studies (
     name     TEXT PRIMARY KEY,
@@ -51,9 +57,15 @@ CREATE TABLE IF NOT EXISTS runs (
     launch          TEXT NOT NULL,          -- the exact command line
     warnings        TEXT NOT NULL,          -- JSON list: placement warnings
     stderr          TEXT,                   -- the end of stderr when the run did not succeed
-    profile         TEXT                    -- the full profile JSON; NULL when none was written
+    profile_path    TEXT                    -- the profile file, relative to the results directory; NULL: none
 );
 CREATE INDEX IF NOT EXISTS runs_by_study ON runs(study, status);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name    TEXT NOT NULL,                  -- fom.loop_time, region.force.avg, comm.p2p.bytes, check.energy ...
+    value   REAL,
+    PRIMARY KEY (run_id, name)
+);
 """
 STATUSES = ("ok", "check-failed", "failed", "timeout")
 
@@ -82,6 +94,11 @@ class RunRecord:
     warnings: list[str]
     stderr: str | None
     profile: dict[str, Any] | None
+    profile_path: Path | None  # where the profile file is (None: the run wrote none)
+
+
+class StoreError(ValueError):
+    """A results directory whose store cannot be used; the message says why and what to do."""
 
 
 class Store:
@@ -89,15 +106,46 @@ class Store:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "results.db"
-        self.db = sqlite3.connect(self.path, timeout=30)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version not in (0, SCHEMA_VERSION):
-            raise ValueError(f"{self.path} has schema version {version}; this hybridperf reads {SCHEMA_VERSION}")
-        with self.db:
-            self.db.executescript(SCHEMA)
-            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA journal_mode=WAL")
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, 1, SCHEMA_VERSION):
+                raise StoreError(f"{self.path} has schema version {version}; this hybridperf reads up to "
+                                 f"{SCHEMA_VERSION}: use a newer hybridperf")
+            with self.db:
+                if version == 1:
+                    self._migrate_from_1()
+                self.db.executescript(SCHEMA)
+                self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{self.path} is not a hybridperf results database ({err}); move it away or give "
+                             "another results directory") from None
+
+    def _migrate_from_1(self) -> None:
+        """Schema 1 kept every profile inside the database: write each out as its file, then drop the column."""
+        self.db.execute("ALTER TABLE runs ADD COLUMN profile_path TEXT")
+        self.db.executescript(SCHEMA)  # the metrics table
+        for row in self.db.execute("SELECT id, run_key, profile FROM runs WHERE profile IS NOT NULL").fetchall():
+            path = self.directory / "profiles" / f"{row['run_key']}.json"
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(row["profile"])
+            self.db.execute("UPDATE runs SET profile_path = ? WHERE id = ?", (self._relative(path), row["id"]))
+            self._add_metrics(row["id"], json.loads(row["profile"]))
+        self.db.execute("ALTER TABLE runs DROP COLUMN profile")
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.directory.resolve()))
+        except ValueError:  # a profile kept outside the results directory
+            return str(path.resolve())
+
+    def _add_metrics(self, run_id: int, profile: dict[str, Any]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO metrics(run_id, name, value) VALUES (?, ?, ?)",
+                            [(run_id, name, value) for name, value in flat.metrics(profile).items()])
 
     def close(self) -> None:
         self.db.close()
@@ -133,22 +181,25 @@ class Store:
     def add_run(self, r: RunRecord) -> None:
         """Stores one run in one transaction (replacing an earlier attempt with the same key)."""
         with self.db:
-            self.db.execute(
-                "INSERT OR REPLACE INTO runs(run_key, study, kernel, params, configurations, nodes, ranks, "
+            self.db.execute("DELETE FROM runs WHERE run_key = ?", (r.run_key,))  # and, cascading, its metrics
+            cursor = self.db.execute(
+                "INSERT INTO runs(run_key, study, kernel, params, configurations, nodes, ranks, "
                 "ranks_per_node, threads, cores, mode, oversubscribed, repeat, status, exit_code, loop_time, "
-                "started, elapsed, backend, launch, warnings, stderr, profile) "
+                "started, elapsed, backend, launch, warnings, stderr, profile_path) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     r.run_key, r.study, r.kernel, json.dumps(r.params, sort_keys=True), ",".join(r.configurations),
                     r.nodes, r.ranks, r.ranks_per_node, r.threads, r.ranks * r.threads, r.mode,
                     int(r.oversubscribed), r.repeat, r.status, r.exit_code, r.loop_time, r.started, r.elapsed,
                     r.backend, r.launch, json.dumps(r.warnings), r.stderr,
-                    json.dumps(r.profile) if r.profile is not None else None,
+                    self._relative(r.profile_path) if r.profile_path else None,
                 ),
             )
+            if r.profile is not None:
+                self._add_metrics(cursor.lastrowid, r.profile)
 
     def runs(self, study: str | None = None) -> list[dict[str, Any]]:
-        """Every run (of one study), with params, warnings and profile decoded."""
+        """Every run (of one study), with params and warnings decoded and its profile read from its file."""
         query = "SELECT * FROM runs" + (" WHERE study = ?" if study else "") + " ORDER BY id"
         out = []
         for row in self.db.execute(query, (study,) if study else ()):
@@ -156,45 +207,16 @@ class Store:
             d["params"] = json.loads(d["params"])
             d["warnings"] = json.loads(d["warnings"])
             d["configurations"] = d["configurations"].split(",")
-            d["profile"] = json.loads(d["profile"]) if d["profile"] else None
+            d["profile"] = self._profile(d["profile_path"]) if d["profile_path"] else None
             out.append(d)
         return out
 
-
-FLAT_RUN_COLUMNS = ("study", "kernel", "configurations", "nodes", "ranks", "ranks_per_node", "threads", "cores",
-                    "mode", "oversubscribed", "repeat", "status", "exit_code", "loop_time", "started", "elapsed",
-                    "backend")
-
-
-def flatten(run: dict[str, Any]) -> dict[str, Any]:
-    """One flat row: run columns, params as param.*, figures, region times and communication."""
-    row = {k: run[k] for k in FLAT_RUN_COLUMNS}
-    row["configurations"] = ",".join(run["configurations"])
-    row.update({f"param.{k}": v for k, v in run["params"].items()})
-    p = run["profile"]
-    if p:
-        row.update({f"fom.{f['name']}": f["value"] for f in p["figures_of_merit"]})
-        for name, r in p["regions"].items():
-            for stat in ("min", "avg", "max"):
-                row[f"region.{name}.{stat}"] = r["time"][stat]
-            row[f"region.{name}.imbalance"] = r["imbalance"]
-        for cls, c in p["comm"].items():
-            for key in ("calls", "messages", "bytes"):
-                row[f"comm.{cls}.{key}"] = c[key]
-            row[f"comm.{cls}.time.max"] = c["time"]["max"]
-            row[f"comm.{cls}.bytes_per_rank.avg"] = c["bytes_per_rank"]["avg"]
-        row.update({f"check.{name}": c["pass"] for name, c in p["checks"].items()})
-    return row
-
-
-def export_csv(runs: list[dict[str, Any]], path: Path) -> int:
-    """Writes the flat table (atomically); returns the number of rows."""
-    rows = [flatten(r) for r in runs]
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(path)
-    return len(rows)
+    def _profile(self, relative: str) -> dict[str, Any]:
+        path = self.directory / relative
+        try:
+            return json.loads(path.read_text())
+        except OSError as err:
+            raise StoreError(f"{path}: the profile of a stored run cannot be read ({err.strerror}); the store "
+                             "points at it, so restore it or run the study again into a new directory") from None
+        except json.JSONDecodeError as err:
+            raise StoreError(f"{path}: the profile of a stored run is not JSON ({err})") from None

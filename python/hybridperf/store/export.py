@@ -1,4 +1,5 @@
-"""Export of stored runs to Extra-P's JSON-Lines input, one measurement per line:
+"""Exports of stored runs for other tools: a flat CSV table (one row per run, `store.flat`'s columns), and
+Extra-P's JSON-Lines input, one measurement per line:
 
     {"params": {"ranks": 8, "threads": 1, "size": 20}, "callpath": "force", "metric": "time", "value": 1.23}
 
@@ -11,9 +12,12 @@ separate lines, which Extra-P treats as repetitions of a coordinate.
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
+
+from hybridperf.store import flat
 
 
 def _varying_numeric(runs: list[dict[str, Any]]) -> list[str]:
@@ -43,9 +47,29 @@ def lines(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def write(runs: list[dict[str, Any]], path: Path) -> int:
-    rows = lines(runs)
+def _atomic(path: Path, write) -> None:
+    """Writes through a temporary file and a rename: a reader never sees half a file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with tmp.open("w", newline="") as f:
+        write(f)
     tmp.replace(path)
+
+
+def write_csv(runs: list[dict[str, Any]], path: Path) -> int:
+    """The flat table; returns the number of rows."""
+    rows = [flat.row(r) for r in runs]
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+
+    def write(f) -> None:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+    _atomic(path, write)
+    return len(rows)
+
+
+def write_extrap(runs: list[dict[str, Any]], path: Path) -> int:
+    rows = lines(runs)
+    _atomic(path, lambda f: f.writelines(json.dumps(row) + "\n" for row in rows))
     return len(rows)

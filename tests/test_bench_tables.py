@@ -1,0 +1,97 @@
+"""The benchmarks' bookkeeping (bench/common.py, bench/tables.py) on synthetic run files: declared repeats and
+series, pooling only what was declared together, verdicts from the files alone, and the generated blocks of
+the docs. No timing is judged here: the samples are made up, and the verdicts follow from them."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+import common  # noqa: E402
+import tables  # noqa: E402
+
+
+def write_run(directory: Path, started: str, ours: list[float], peer: list[float], series=None, size=None) -> None:
+    """A mixbench_vs_pingpong run file with the given one-way times at 8 B (1 MiB alike)."""
+    document = {
+        "format": common.FORMAT, "bench": "mixbench_vs_pingpong",
+        "declared": {"repeats": len(ours), "series": series, "series_size": size, "arguments": [], "seed": 1},
+        "started": started, "finished": started, "machine": {"before": {}, "after": {}}, "order": [], "notes": [],
+        "samples": {"ours": [{"8": t, "1048576": 1e-4} for t in ours],
+                    "plain": [{"8": t, "1048576": 1e-4} for t in peer]},
+    }
+    (directory / f"mixbench_vs_pingpong-{started.replace(':', '')}.json").write_text(json.dumps(document))
+
+
+@pytest.fixture
+def runs_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(common, "RUNS", tmp_path)
+    monkeypatch.setattr(common, "load_runs", lambda bench, directory=tmp_path: _load(bench, directory))
+    return tmp_path
+
+
+_load = common.load_runs
+
+
+def latency_words(sets):
+    return [s.rows[0].judgement.word for s in sets]
+
+
+def test_each_run_is_judged_alone_unless_declared_as_a_series(runs_dir):
+    same = [1.0e-6, 1.01e-6, 0.99e-6, 1.0e-6, 1.02e-6]
+    write_run(runs_dir, "2026-01-01T00:00:00", same, same)                               # within
+    write_run(runs_dir, "2026-01-02T00:00:00", [2e-6] * 3 + [2.1e-6] * 2, same)          # differs: twice as slow
+    write_run(runs_dir, "2026-01-03T00:00:00", [1.1e-6, 0.7e-6], [1.0e-6, 1.3e-6])       # too few to bound
+    sets = tables.judge("mixbench_vs_pingpong")
+    assert latency_words(sets) == ["within", "differs", "undecided"]
+    assert [len(s.runs) for s in sets] == [1, 1, 1]
+
+
+def test_a_declared_series_is_pooled_only_when_complete(runs_dir):
+    noisy = [1.5e-6, 0.6e-6, 1.4e-6]
+    write_run(runs_dir, "2026-02-01T00:00:00", noisy, [1.0e-6, 1.1e-6, 0.9e-6], "s", 2)
+    alone = tables.judge("mixbench_vs_pingpong")
+    assert len(alone) == 1 and "1 of 2 runs present, judged alone" in alone[0].label
+    write_run(runs_dir, "2026-02-02T00:00:00", noisy, [1.0e-6, 1.1e-6, 0.9e-6], "s", 2)
+    [both] = tables.judge("mixbench_vs_pingpong")
+    assert len(both.runs) == 2 and both.label.startswith("series s (2 runs")
+
+
+def test_generated_blocks_are_rewritten_from_the_run_files(runs_dir, tmp_path):
+    same = [1.0e-6, 1.01e-6, 0.99e-6, 1.0e-6, 1.02e-6]
+    write_run(runs_dir, "2026-03-01T00:00:00", same, same)
+    doc = tmp_path / "doc.md"
+    doc.write_text("before\n<!-- generated: mixbench_vs_pingpong -->\ntyped by hand\n<!-- end generated -->\nafter\n")
+    tables.rewrite(doc, {"mixbench_vs_pingpong": tables.markdown("mixbench_vs_pingpong")})
+    text = doc.read_text()
+    assert "typed by hand" not in text and text.startswith("before\n") and text.endswith("after\n")
+    assert "| latency 8 B (one way) |" in text and "**within**" in text and "2 of 2 within" in text
+
+
+def test_references_declare_every_bench_and_systems_may_override(tmp_path):
+    for bench in tables.BENCHES:
+        entry = common.references(bench)
+        assert entry["repeats"] >= 1 and entry["figures"]
+    custom = tmp_path / "refs.yaml"
+    custom.write_text("confidence: 0.9\nsystems:\n  'Quiet Xeon*':\n    md_vs_lammps:\n      repeats: 15\n"
+                      "      figures: {instrumentation: [null, 1.01]}\n  '*':\n    md_vs_lammps:\n      repeats: 5\n"
+                      "      figures: {instrumentation: [null, 1.02]}\n")
+    assert common.references("md_vs_lammps", custom, ("Quiet Xeon 9000", "node1"))["repeats"] == 15
+    assert common.references("md_vs_lammps", custom, ("AMD EPYC", "vm"))["figures"]["instrumentation"].high == 1.02
+
+
+def test_a_bench_without_its_peer_skips_with_a_message():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--repeats", "1"],
+                         env={"PATH": "/usr/bin:/bin", "CLOMP_REF": ""}, capture_output=True, text=True)
+    assert out.returncode == 0 and "CLOMP 1.2 (CLOMP_REF) not available: skipped" in out.stdout
+
+
+def test_series_options_go_together():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--series", "x"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "--series NAME and --series-size K" in out.stderr

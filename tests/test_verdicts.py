@@ -1,0 +1,91 @@
+"""The verdict engine: within / differs / undecided by the whole 90% interval, symmetric, and an interval
+that covers what it claims to."""
+
+import math
+
+import numpy as np
+import pytest
+
+from hybridperf.analysis.verdicts import (Band, judge_interval, judge_ratio, judge_samples, judge_value,
+                                          ratio_interval, tally)
+
+TARGET = Band(0.8, 1.2)
+
+
+def _runs(centre: float, seed: int, n: int = 30) -> list[float]:
+    """Run times with one-sided noise, like a shared machine's: a floor plus exponential delays."""
+    return list(centre + np.random.default_rng(seed).exponential(0.1 * centre, n))
+
+
+@pytest.mark.parametrize(
+    "low,high,word",
+    [
+        (0.85, 1.10, "within"),
+        (0.80, 1.20, "within"),  # touching the edges is inside
+        (0.67, 0.86, "undecided"),  # the estimate may be inside or outside: the interval decides, not it
+        (0.60, 0.79, "differs"),
+        (1.21, 1.50, "differs"),
+        (0.70, 1.30, "undecided"),  # wider than the band on both sides
+        (-math.inf, math.inf, "undecided"),
+    ],
+)
+def test_the_whole_interval_decides(low, high, word):
+    for estimate in (low, (low + high) / 2 if math.isfinite(low) else 1.0, high):
+        assert judge_interval(estimate, low, high, TARGET).word == word
+
+
+def test_noise_cannot_turn_a_miss_into_a_hit():
+    """The old rule called a figure ok whenever its median ratio sat inside the band; noisier runs with the same
+    medians can now only become undecided, never within."""
+    tight = judge_ratio([1.15, 1.16, 1.14, 1.15, 1.15], [1.0, 1.0, 1.01, 0.99, 1.0], TARGET)
+    noisy = judge_ratio([1.15, 0.7, 1.6, 1.15, 1.3, 0.9, 1.15], [1.0, 1.4, 0.6, 1.0, 1.0, 0.8, 1.2], TARGET)
+    assert tight.word == "within" and tight.estimate == pytest.approx(1.15)
+    assert noisy.word == "undecided" and noisy.estimate == pytest.approx(1.15)
+
+
+def test_clearly_apart_differs_and_clearly_close_is_within():
+    assert judge_ratio(_runs(2.0, 6), _runs(1.0, 7), TARGET).word == "differs"
+    assert judge_ratio(_runs(1.02, 5), _runs(1.0, 7), TARGET).word == "within"
+
+
+def test_the_interval_covers_the_true_ratio_about_as_often_as_it_claims():
+    """Over many synthetic pairs of 30 runs with true median ratio 2, the 90% interval holds 2 in at least 80%
+    of the cases (a percentile bootstrap of medians is a little narrow, never badly so)."""
+    true = 2.0 / 1.0  # medians of the two one-sided noise models below differ by exactly this factor
+    covered = 0
+    for k in range(200):
+        rng = np.random.default_rng(k)
+        ours = 2.0 * rng.lognormal(0.0, 0.1, 30)
+        reference = 1.0 * rng.lognormal(0.0, 0.1, 30)
+        low, high = ratio_interval(ours, reference, resamples=1000)
+        covered += low <= true <= high
+    assert covered >= 160
+
+
+def test_swapping_the_sides_inverts_the_interval():
+    a, b = _runs(1.3, 11), _runs(1.0, 12)
+    low, high = ratio_interval(a, b)
+    inverse_low, inverse_high = ratio_interval(b, a)
+    assert inverse_low == pytest.approx(1 / high, rel=0.03) and inverse_high == pytest.approx(1 / low, rel=0.03)
+
+
+def test_unbounded_when_the_data_cannot_bound_it():
+    assert ratio_interval([0.01, 0.02, 0.015], [-0.01, 0.004, 0.02, -0.003]) == (-math.inf, math.inf)
+    assert ratio_interval([1.0], [1.0, 2.0]) == (-math.inf, math.inf)
+    j = judge_ratio([1.0], [1.0, 2.0], TARGET)
+    assert j.word == "undecided" and j.interval_text() == "[unbounded]"
+
+
+def test_exact_values_and_single_sided_targets():
+    assert judge_value(688.0, Band(high=1024)).word == "within"
+    assert judge_value(1100.0, Band(high=1024)).word == "differs"
+    assert judge_samples([1.07, 0.98, 1.02, 1.10, 0.95], Band(low=0.85)).word == "within"
+    assert judge_samples([0.70, 0.98, 0.72, 1.05, 0.75], Band(low=0.85)).word == "undecided"
+    with pytest.raises(ValueError):
+        Band(1.2, 0.8)
+
+
+def test_text_and_tally_use_the_verdict_words():
+    j = judge_interval(0.777, 0.67, 0.86, TARGET)
+    assert j.text() == "0.777 [0.67, 0.86] undecided (target 0.8–1.2)"
+    assert tally([j, judge_value(1.0, TARGET)]) == {"within": 1, "differs": 0, "undecided": 1}

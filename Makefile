@@ -1,6 +1,6 @@
 # The two commands of the README: `make demo` (the main job) and `make test` (every test).
 # Both install what is missing first (scripts/bootstrap.sh), so they work on a fresh machine.
-.PHONY: demo test build bootstrap bench clean
+.PHONY: demo test build bootstrap bench figures clean
 
 VENV := .venv/bin
 
@@ -20,6 +20,10 @@ build:
 
 bench: bootstrap
 	$(VENV)/python bench/md_vs_lammps.py
+
+# The performance tables of docs/performance.md and the README's summary, from the run files in bench/runs/.
+figures:
+	$(VENV)/python bench/tables.py --write
 
 clean:
 	rm -rf build

@@ -7,7 +7,9 @@ the shipped JSON Schema, so every kernel output in the suite is schema-checked.
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,3 +72,32 @@ def run_md(tmp_path: Path, md_binary: Path) -> Callable[..., KernelRun]:
 
 def relative(a: float, b: float) -> float:
     return abs(a - b) / abs(b)
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def stored_fixture(name: str, results: Path) -> Path:
+    """A results directory holding the committed study `tests/fixtures/NAME/` (made by make_fixtures.py), built
+    through the store's own API: analysis, model and report tests read a real study without running one."""
+    from hybridperf.store.db import RunRecord, Store
+
+    source = FIXTURES / name
+    data = json.loads((source / "study.json").read_text())
+    shutil.copytree(source / "profiles", results / "profiles")
+    spec = {**data["spec"], "results": str(results)}
+    with Store(results) as store:
+        store.save_study(spec["name"], spec["kernel"], spec, f"tests/fixtures/{name}", "2026-11-23T00:00:00")
+        for run in data["runs"]:
+            path = results / run["profile_path"] if run["profile_path"] else None
+            fields = {k: v for k, v in run.items() if k != "profile_path"}
+            fields["configurations"] = tuple(fields["configurations"])
+            store.add_run(RunRecord(**fields, profile=json.loads(path.read_text()) if path else None,
+                                    profile_path=path))
+    return results
+
+
+@pytest.fixture
+def tiny_study(tmp_path: Path) -> Path:
+    """A results directory with the committed tiny-md study (md, 2,048 and 6,912 atoms, 1 and 2 cores, 3 repeats)."""
+    return stored_fixture("tiny-md", tmp_path / "tiny-md")

@@ -1,6 +1,7 @@
 """The hybridperf command: info, run (dry and real), compare, and its errors."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,29 @@ def test_run_dry_run_prints_the_launch_line(md_binary, tmp_path):
     assert "OMP_NUM_THREADS=2" in out.stdout and "OMP_PROC_BIND=close" in out.stdout
     assert str(md_binary) in out.stdout and "-s 30" in out.stdout
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-s", 30, "--bogus-flag"], "hybridperf-md would refuse this run: unknown option '--bogus-flag'"),
+    (["-s", "many"], "hybridperf-md would refuse this run: --size needs an integer, got 'many'"),
+    (["-s", 3], "hybridperf-md would refuse this run: subdomain is 2.519 wide in x"),  # 2 ranks on a 3-cell box
+])
+def test_a_dry_run_prints_no_line_the_kernel_would_refuse(md_binary, tmp_path, args, message):
+    out = cli("run", "md", "--ranks", 2, "--dry-run", *args, "--results", tmp_path)
+    assert out.returncode == 2 and message in out.stderr.replace("\n", "") and out.stdout == ""
+
+
+def test_info_says_when_slurm_has_no_controller(tmp_path):
+    """srun answers even --version only with a configuration; without one, info says so in its own words."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run([*HYBRIDPERF, "info", "--json"], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    slurm = json.loads(out.stdout)["launchers"]["slurm"]
+    if shutil.which("srun"):
+        assert slurm.startswith("srun:") or slurm.startswith("Slurm installed, no controller reachable")
+        assert "error" not in slurm and "DNS" not in slurm
+    else:
+        assert slurm == "not found"
 
 
 def test_run_keeps_the_profile_and_shows_the_summary(md_binary, tmp_path):

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from conftest import relative
+from golden.make_golden import thermo
 
 LMP = shutil.which("lmp") or shutil.which("lmp_serial") or shutil.which("lmp_mpi")
 pytestmark = pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
@@ -35,16 +36,7 @@ run {steps}
     )
     out = subprocess.run([LMP, "-in", str(script), "-log", "none"], capture_output=True, text=True, cwd=workdir,
                          check=True).stdout
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["Step", "Temp"]) + 1
-    rows = {}
-    for line in lines[start:]:
-        fields = line.split()
-        if not fields or not fields[0].isdigit():
-            break
-        step, temp, pe, ke, etotal, press = fields
-        rows[int(step)] = dict(temp=float(temp), pe=float(pe), ke=float(ke), etotal=float(etotal), press=float(press))
-    return rows
+    return thermo(out)
 
 
 @pytest.mark.parametrize("potential", ["lj/cut", "lj/sf"])

@@ -219,25 +219,29 @@ def test_alternating_runs_on_one_rank(run_mixbench):
 # ---------------------------------------------------------------- the Hockney fit
 
 
-def weighted_fit(m: list[float], t: list[float]) -> tuple[float, float]:
+def weighted_fit(m: list[float], t: list[float]) -> tuple[float, float, float]:
+    """alpha, beta and the weighted R^2 of t = alpha + beta m, each point weighted 1 / t^2 (relative errors)."""
     w = [1 / x**2 for x in t]
     sw = sum(w)
     mbar = sum(wi * mi for wi, mi in zip(w, m)) / sw
     tbar = sum(wi * ti for wi, ti in zip(w, t)) / sw
     beta = sum(wi * (mi - mbar) * (ti - tbar) for wi, mi, ti in zip(w, m, t)) / sum(
         wi * (mi - mbar) ** 2 for wi, mi in zip(w, m))
-    return tbar - beta * mbar, beta
+    alpha = tbar - beta * mbar
+    residual = sum(wi * (ti - alpha - beta * mi) ** 2 for wi, mi, ti in zip(w, m, t))
+    spread = sum(wi * (ti - tbar) ** 2 for wi, ti in zip(w, t))
+    return alpha, beta, 1 - residual / spread
 
 
 def test_profile_fit_is_the_weighted_least_squares_of_its_rows(run_mixbench):
     p = ok(run_mixbench(2, 1, ["--sizes", "1,64,4K,64K,1M", "--fit-min", "64", "--fit-max", "65536", *QUICK]))
     rows = [r for r in p["mixbench"]["tables"]["pingpong"] if 64 <= r["bytes"] <= 65536]
-    alpha, beta = weighted_fit([r["bytes"] for r in rows], [r["time"]["avg"] for r in rows])
+    alpha, beta, r2 = weighted_fit([r["bytes"] for r in rows], [r["time"]["avg"] for r in rows])
     fit = p["mixbench"]["hockney"]["pingpong"]
     assert (fit["fit_min_bytes"], fit["fit_max_bytes"], fit["points"]) == (64, 65536, 3)
     assert fit["alpha_s"] == pytest.approx(alpha, rel=1e-6, abs=1e-15)
     assert fit["beta_s_per_byte"] == pytest.approx(beta, rel=1e-6)
-    assert fit["r2"] <= 1.0
+    assert fit["r2"] == pytest.approx(r2, rel=1e-6)
 
 
 def test_hockney_unit_test_recovers_a_synthetic_series(tmp_path):

@@ -37,14 +37,10 @@ def test_too_few_points_are_refused():
 
 
 @pytest.mark.skipif(not EXTRAP_PYTHON.exists(), reason="Extra-P venv missing (scripts/bootstrap.sh --test makes it)")
-def test_export_loads_in_extrap(tmp_path, md_binary):
-    spec = tmp_path / "s.yaml"
-    spec.write_text(f"study: x\nkernel: md\nparams: {{size: [6, 8], steps: 10}}\nconfigurations: [pure-mpi, "
-                    f"hybrid-1]\ncores: [1, 2]\nrepeats: 2\nresults: {tmp_path / 'r'}\n")
+def test_export_loads_in_extrap(tiny_study, tmp_path):
     cli = [sys.executable, "-m", "hybridperf"]
-    assert subprocess.run([*cli, "study", str(spec), "--no-report"], capture_output=True).returncode == 0
     out = tmp_path / "x.jsonl"
-    assert subprocess.run([*cli, "results", "export", str(tmp_path / "r"), "--extrap", str(out)],
+    assert subprocess.run([*cli, "results", "export", str(tiny_study), "--extrap", str(out)],
                           capture_output=True).returncode == 0
     check = ("from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file\n"
              f"e = read_jsonlines_file({str(out)!r})\n"

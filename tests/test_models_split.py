@@ -4,8 +4,10 @@ from dataclasses import replace
 
 import pytest
 
+from hybridperf.models import presets, published
 from hybridperf.models.presets import PRESETS
-from hybridperf.models.split import Cluster, crossovers, md_problem, predict, recommend, Split, spmv_problem
+from hybridperf.models.split import (Cluster, crossovers, md_problem, predict, recommend, sensitivity, Split,
+                                    spmv_problem, ThreadEfficiency)
 
 
 def cluster(**kw):
@@ -36,7 +38,7 @@ def test_the_winner_changes_from_pure_mpi_to_hybrid_as_a_fixed_problem_spreads()
     """The thesis's picture: threads lose a little on the work (2% per extra thread), messages cost a
     per-node-link overhead; as a fixed problem spreads over more nodes the work per core shrinks and the
     winner moves from pure MPI to more threads per rank."""
-    md = replace(MD, thread_efficiency=lambda threads: 1 / (1 + 0.02 * (threads - 1)))
+    md = replace(MD, thread_efficiency=ThreadEfficiency.from_loss(0.02, [2, 4, 8], "test"))
     c = cluster(alpha_inter=20e-6, par_overhead=lambda threads: 2e-6)
     changes = crossovers(c, md, [1, 2, 4, 8, 16, 32, 64, 128, 256])
     assert changes, "expected a crossover"
@@ -62,9 +64,59 @@ def test_problem_geometry():
     assert sp.halo_bytes(8) == pytest.approx(3 * 8 * 400 * 100)  # 2x2x2: one face per axis
 
 
-def test_future_hardware_what_if():
+def test_future_hardware_what_if_changes_the_interconnect_only():
+    """seed-spec §D.11: 16 cores per node, twice the bandwidth and half the latency between nodes; MPI through shared
+    memory and OpenMP's overheads unchanged; the problem doubled."""
     merlin = PRESETS["merlin"]
     future = merlin.future()
     assert (future.cores_per_node, future.alpha_inter, future.beta_inter) == (16, merlin.alpha_inter / 2,
                                                                             merlin.beta_inter / 2)
+    assert (future.alpha_intra, future.beta_intra, future.par_overhead(8)) == (merlin.alpha_intra, merlin.beta_intra,
+                                                                             merlin.par_overhead(8))
     assert MD.doubled().work_seconds == 2 * MD.work_seconds
+
+
+def test_thread_efficiency_from_measured_points():
+    eff = ThreadEfficiency(((2, 0.9), (8, 0.6)), "measured")
+    assert eff(1) == 1.0 and eff(2) == 0.9 and eff(8) == 0.6 and eff(16) == 0.6
+    assert eff(4) == pytest.approx(0.75)  # halfway in log2 between 2 and 8
+    assert eff.scaled(2.0)(2) == pytest.approx(0.8) and not eff.assumed and ThreadEfficiency().assumed
+    assert ThreadEfficiency.from_loss(0.02, [1, 8], "x").points == ((8, pytest.approx(1 / 1.14)),)
+
+
+def test_merlin_md_inputs_come_from_the_thesis_tables():
+    """The preset's work rate is Table 4.8's computing routines at 128 cores, its e_mt the medians of Tables
+    4.6/4.7's published overheads, its fork/join Table 3.1's PARALLEL FOR."""
+    rate = (137.7295 + 8.57629 + 4.25237 + 1.97784) * 128 / (44957696 * 500)
+    assert published.merlin_md_seconds_per_atom_step() == pytest.approx(rate)
+    problem = presets.md_problem_on()
+    assert problem.work_seconds == pytest.approx(rate * 16_384_000 * 500)
+    assert dict(problem.thread_efficiency.points) == {4: pytest.approx(1 - 0.0710), 8: pytest.approx(1 - 0.04765)}
+    assert PRESETS["merlin"].par_overhead(8) == pytest.approx(1.9212088e-6)
+
+
+def test_on_merlin_the_thesis_inputs_give_its_finding_and_say_how_robust_it_is():
+    """The thesis (§4.3.2): on Infiniband pure MPI is fastest at every core count. With its own published inputs the
+    model agrees from 1 to 64 nodes, and the sensitivity says how far each input would have to move: the threading
+    loss would have to shrink several-fold, the assumed inter-node bandwidth fall many-fold."""
+    merlin, problem = PRESETS["merlin"], presets.md_problem_on()
+    for nodes in (1, 8, 64):
+        v = recommend(merlin, problem, nodes)
+        assert (v.winner.ranks_per_node, v.winner.threads) == (8, 1) and v.confidence > 0.9
+    moves = sensitivity(merlin, problem, 64)
+    value, up, down = moves["threading loss (1 - e_mt)"]
+    assert up is None and 2 < 1 / down < 100 and "Tables 4.6/4.7" in value
+    assert moves["time per byte between nodes"][1] > 2 and "assumed" in moves["time per byte between nodes"][0]
+
+
+def test_sensitivity_finds_the_factor_where_the_winner_changes():
+    """On a synthetic cluster the threshold is where another split starts to win, to bisection precision."""
+    c = cluster(alpha_inter=20e-6, par_overhead=lambda threads: 2e-6)
+    md = replace(MD, thread_efficiency=ThreadEfficiency.from_loss(0.02, [2, 4, 8], "test"))
+    base = recommend(c, md, 16, draws=1).winner
+    _, up, down = sensitivity(c, md, 16)["latency between nodes"]
+    factor = up or down
+    assert factor is not None
+    before = recommend(replace(c, alpha_inter=c.alpha_inter * factor / (1.01 if up else 0.99)), md, 16, draws=1).winner
+    after = recommend(replace(c, alpha_inter=c.alpha_inter * factor * (1.01 if up else 0.99)), md, 16, draws=1).winner
+    assert before == base and after != base

@@ -101,3 +101,14 @@ def test_dlpoly_held_out_predicts_what_it_did_not_see():
             {(c, n) for c, counts in largest.items() for n in counts}
         in_sample = dlpoly.evaluate(points, cluster, test, held_out=False)
         assert held.median_hybrid_error(True) > in_sample.median_hybrid_error(), (cluster, test)
+
+
+def test_the_future_what_if_widens_the_gap_at_both_ends():
+    """The thesis's §6.6 what-if on DL_POLY test 20 (seed-spec §D.11): on the hypothetical machine hybrid is worse
+    at low core counts and better at high ones, and the gap between hybrid-1 and pure MPI is larger at both ends
+    than on Merlin. The parameters it leaves alone (phi, mu) are what make the low end worse: threads double."""
+    rows = dlpoly.future_what_if(dlpoly.load())
+    gap = {w.cores: (w.now["hybrid-1"] - w.now["pure-mpi"], w.future["hybrid-1"] - w.future["pure-mpi"]) for w in rows}
+    low, high = min(gap), max(gap)
+    assert gap[low][1] > gap[low][0] > 0  # hybrid slower at the low end, more so in the future
+    assert gap[high][1] < gap[high][0] < 0  # hybrid faster at the high end, more so in the future

@@ -71,6 +71,9 @@ def test_swapping_the_sides_inverts_the_interval():
 
 def test_unbounded_when_the_data_cannot_bound_it():
     assert ratio_interval([0.01, 0.02, 0.015], [-0.01, 0.004, 0.02, -0.003]) == (-math.inf, math.inf)
+    # an overhead measured below zero throughout is one the measurement cannot resolve: no ratio of it
+    assert ratio_interval([0.013, 0.012, 0.015], [-0.02, -0.03, -0.025, -0.01]) == (-math.inf, math.inf)
+    assert ratio_interval([-0.013, -0.012, -0.015], [0.02, 0.03, 0.025, 0.01]) == (-math.inf, math.inf)
     assert ratio_interval([1.0], [1.0, 2.0]) == (-math.inf, math.inf)
     j = judge_ratio([1.0], [1.0, 2.0], TARGET)
     assert j.word == "undecided" and j.interval_text() == "[unbounded]"

@@ -336,7 +336,8 @@ void hp_args_help(FILE *out, const char *usage, const char *summary, const hp_ar
         {"-h, --help", "show this help and exit"},
         {"    --options", "print these options as JSON and exit"},
         {"    --version", "print the version and exit"},
-        {"    --build-info", "print compiler, MPI and OpenMP versions as JSON and exit"}};
+        {"    --build-info", "print compiler, MPI and OpenMP versions as JSON and exit"},
+        {"    --check-args", "check the other arguments as a run would, run nothing (exit 0 or 2)"}};
     for (size_t k = 0; k < sizeof common / sizeof *common; k++)
         fprintf(out, "  %-26s %s\n", common[k][0], common[k][1]);
 }

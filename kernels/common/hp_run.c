@@ -105,6 +105,28 @@ void hp_build_info(FILE *out)
     hp_json_object_end(&j);
 }
 
+/* --check-args: the other arguments parsed as a run parses them (names, types, bounds, positions), so a
+ * front end can refuse a launch line before launching it. Accepted: returns to run nothing (exit 0, as for
+ * --help). Refused: the run's own error line and exit status 2. Checks that need MPI or the input files
+ * stay with the run (md's --check-decomposition does those). */
+static void check_args(int argc, char **argv, const char *program, const hp_arg *args, int nargs)
+{
+    hp_arg *table = malloc((size_t)nargs * sizeof *table);
+    char **rest = malloc((size_t)argc * sizeof *rest);
+    int n = 0;
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--check-args") != 0) rest[n++] = argv[i];
+    memcpy(table, args, (size_t)nargs * sizeof *table);
+    char err[512];
+    int refused = hp_args_parse(table, nargs, n, rest, err, sizeof err);
+    free(table);
+    free(rest);
+    if (refused) {
+        fprintf(stderr, "%s: error: %s\n", program, err);
+        exit(2);
+    }
+}
+
 int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *args, int nargs, const char *usage,
                       const char *summary)
 {
@@ -122,6 +144,10 @@ int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *
     }
     if (hp_args_has(argc, argv, "build-info", 0)) {
         hp_build_info(stdout);
+        return 1;
+    }
+    if (hp_args_has(argc, argv, "check-args", 0)) {
+        check_args(argc, argv, program, args, nargs);
         return 1;
     }
     return 0;

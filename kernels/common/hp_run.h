@@ -27,8 +27,8 @@ typedef struct {
     MPI_Comm world;
 } hp_run;
 
-/* Handles --help, --options, --version and --build-info before MPI starts (args holds the defaults);
- * returns 1 when one was handled. */
+/* Handles --help, --options, --version, --build-info and --check-args before MPI starts (args holds the
+ * defaults); returns 1 when one was handled (--check-args exits 2 itself when it refuses the arguments). */
 int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *args, int nargs, const char *usage,
                       const char *summary);
 /* MPI_Init_thread and the run's shape. Collective. */

@@ -3,12 +3,11 @@
  *
  * Rank 0 reads and checks the whole file, then scatters it by broadcasting fixed-size chunks from
  * which every rank keeps the atoms inside its brick -- simple, and memory per rank stays bounded by
- * the chunk size. Writing gathers all atoms to rank 0, sorts them by id and writes the file
+ * the chunk size. Writing gathers all atoms to rank 0 sorted by id (dump.c) and writes the file
  * atomically. Only what this kernel can simulate is accepted: one atom type of mass 1 (reduced
  * units), an orthogonal box, no bonds; anything else is refused with the line that says so. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,12 +202,6 @@ static int atom_row(reader *r, md_data *file, char **w, int n, long long *seen)
     return 0;
 }
 
-static int compare_records(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int velocity_row(reader *r, md_data *file, char **w, int n, long long *seen)
 {
     long long id;
@@ -216,7 +209,7 @@ static int velocity_row(reader *r, md_data *file, char **w, int n, long long *se
     if (n != 4 || to_int64(w[0], &id) || to_real(w[1], &v[0]) || to_real(w[2], &v[1]) || to_real(w[3], &v[2]))
         return reader_fail(r, "expected 'id vx vy vz'");
     double key = (double)id;
-    double *rec = bsearch(&key, file->atoms, (size_t)file->natoms, MD_DATA_RECORD * sizeof(double), compare_records);
+    double *rec = bsearch(&key, file->atoms, (size_t)file->natoms, MD_DATA_RECORD * sizeof(double), md_compare_ids);
     if (!rec) return reader_fail(r, "velocity for an atom id that is not in the Atoms section");
     for (int d = 0; d < 3; d++) rec[4 + d] = v[d];
     (*seen)++;
@@ -237,7 +230,7 @@ static int read_sections(reader *r, md_data *file, long long ntypes, char *secti
         } else if (strcmp(name, "Atoms") == 0) {
             if (atoms_seen) return reader_fail(r, "second Atoms section");
             if (read_rows(r, file->natoms, atom_row, file, &atoms_seen)) return -1;
-            qsort(file->atoms, (size_t)file->natoms, MD_DATA_RECORD * sizeof(double), compare_records);
+            qsort(file->atoms, (size_t)file->natoms, MD_DATA_RECORD * sizeof(double), md_compare_ids);
             for (long long k = 1; k < file->natoms; k++)
                 if (record_of(file, k)[0] == record_of(file, k - 1)[0])
                     return reader_fail(r, "atom ids in the Atoms section are not unique");
@@ -327,13 +320,8 @@ static void write_text(FILE *out, const md_sim *s, const double *rec, long long 
 
 int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen)
 {
-    if (s->natoms > INT_MAX / MD_DATA_RECORD) { /* the gather counts doubles in an int */
-        snprintf(err, errlen, "--write-data supports at most %d atoms", INT_MAX / MD_DATA_RECORD);
-        return -1;
-    }
     const md_atoms *a = &s->atoms;
-    MPI_Comm comm = s->decomp.cart;
-    double *mine = malloc(((size_t)a->nlocal + 1) * MD_DATA_RECORD * sizeof(double));
+    double *mine = malloc(((size_t)a->nlocal + 1) * MD_DATA_RECORD * sizeof(double)), *all;
     for (int i = 0; i < a->nlocal; i++) {
         double *rec = mine + (size_t)i * MD_DATA_RECORD;
         rec[0] = (double)a->id[i];
@@ -342,21 +330,9 @@ int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t
             rec[4 + d] = a->v[MD_VEC * i + d];
         }
     }
-    int count = a->nlocal * MD_DATA_RECORD, *counts = NULL, *displs = NULL;
-    double *all = NULL;
-    if (s->rank == 0) {
-        counts = malloc((size_t)s->nranks * sizeof *counts);
-        displs = malloc((size_t)s->nranks * sizeof *displs);
-        all = malloc((size_t)s->natoms * MD_DATA_RECORD * sizeof(double));
-    }
-    hp_gather(&s->comm, &count, 1, MPI_INT, counts, 0, comm);
-    if (s->rank == 0)
-        for (int k = 0, at = 0; k < s->nranks; at += counts[k], k++) displs[k] = at;
-    hp_gatherv(&s->comm, mine, count, MPI_DOUBLE, all, counts, displs, 0, comm);
+    int status = md_gather_sorted(s, mine, MD_DATA_RECORD, &all, err, errlen);
     free(mine);
-    int status = 0;
-    if (s->rank == 0) {
-        qsort(all, (size_t)s->natoms, MD_DATA_RECORD * sizeof(double), compare_records);
+    if (status == 0 && s->rank == 0) {
         char *text = NULL;
         size_t len = 0;
         FILE *out = open_memstream(&text, &len);
@@ -366,7 +342,5 @@ int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t
         free(text);
     }
     free(all);
-    free(counts);
-    free(displs);
     return status;
 }

@@ -155,6 +155,7 @@ static int validate_options(md_sim *s, int argc, char **argv, char *err, size_t 
     if (md_params_validate(&s->p, s->args, s->nargs, err, errlen)) return -1;
     if (s->p.profile && hp_check_writable(s->p.profile, err, errlen)) return -1;
     if (s->p.write_data && hp_check_writable(s->p.write_data, err, errlen)) return -1;
+    if (s->p.dump_forces && hp_check_writable(s->p.dump_forces, err, errlen)) return -1;
     return 0;
 }
 
@@ -172,6 +173,10 @@ static int simulate(md_sim *s, hp_run *run)
     if (setup_system(s, err, sizeof err)) return EXIT_BAD_INPUT;
     if (s->rank == 0) print_banner(s, run);
     setup_dynamics(s);
+    if (s->p.dump_forces) {
+        ok = md_forces_write(s, s->p.dump_forces, err, sizeof err) == 0;
+        if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_FAILURE;
+    }
     run_loop(s);
 
     md_results r = {0};

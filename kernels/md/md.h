@@ -37,7 +37,7 @@ typedef struct {
     const char *potential_name, *pair_kernel_name;
     md_potential potential;
     md_pair_kernel pair_kernel;
-    const char *read_data, *write_data, *profile;
+    const char *read_data, *write_data, *profile, *dump_forces;
     hp_list check_decomposition; /* rank counts to check instead of running */
 } md_params;
 
@@ -160,6 +160,11 @@ int md_decompose(md_sim *s, char *err, size_t errlen);
 int md_check_decomposition(md_sim *s, char *err, size_t errlen);
 /* Collective: gathers the atoms to rank 0, which writes the file atomically. */
 int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen);
+/* dump.c: every rank's records (width doubles, the atom id first) gathered to rank 0 sorted by id (*all;
+ * NULL elsewhere), collective; --dump-forces in LAMMPS's dump format. 0, or -1 with err. */
+int md_gather_sorted(md_sim *s, const double *mine, int width, double **all, char *err, size_t errlen);
+int md_compare_ids(const void *a, const void *b); /* qsort/bsearch order of records by their first double */
+int md_forces_write(md_sim *s, const char *path, char *err, size_t errlen);
 
 /* migrate.c, halo.c: communication */
 void md_migrate(md_sim *s);

@@ -47,6 +47,8 @@ int md_params_table(md_params *p, hp_arg *args)
                    "start from a LAMMPS data file (atom_style atomic; Velocities optional)")},
         {HP_OPTION("write-data", 0, HP_ARG_PATH, &p->write_data, "FILE",
                    "write the final state as a LAMMPS data file (--steps 0: the initial state)")},
+        {HP_OPTION("dump-forces", 0, HP_ARG_PATH, &p->dump_forces, "FILE",
+                   "write the initial state's per-atom forces as a LAMMPS dump (id fx fy fz)")},
         {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
         {HP_OPTION("drift-tol", 0, HP_ARG_REAL, &p->drift_tolerance, "X",
                    "largest accepted relative total-energy drift (a correctness check)"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridperf.profile import failed_checks, figure
+from hybridperf.shapes import NAMED_CONFIGURATIONS, NotApplicable, shape
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,15 @@ def parse_split(text: str) -> Split:
 
 
 def default_splits(cores: int) -> list[Split]:
-    """1x1, then the thesis's three configurations on one node: pure MPI, hybrid (1 MPI), hybrid (2 MPI)."""
-    splits = [Split(1, 1), Split(cores, 1), Split(1, cores)]
-    if cores >= 4 and cores % 2 == 0:
-        splits.append(Split(2, cores // 2))
+    """1x1, then the thesis's three configurations on one node (pure MPI, hybrid-1, hybrid-2), shaped as
+    everywhere else (`shapes.shape`); a configuration that does not exist or repeats another is left out."""
+    splits = [Split(1, 1)]
+    for name in NAMED_CONFIGURATIONS:
+        try:
+            _, ranks, threads = shape(name, cores, cores=cores)
+        except NotApplicable:
+            continue
+        splits.append(Split(ranks, threads))
     return list(dict.fromkeys(splits))
 
 

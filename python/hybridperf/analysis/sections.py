@@ -8,18 +8,24 @@ Per parameter set (e.g. each problem size) and per point (configuration x scale)
   point-to-point, collective and barrier time; bytes and messages per process and in total per step;
 - per-region times (rank average), threading overhead per region = hybrid - pure MPI at equal cores
   (minimum times, as Tables 4.6/4.7, with the combined error), cross-rank imbalance per region;
-- a verdict per scale: which configuration wins, by how much, and whether the gap exceeds the errors.
+- a verdict per scale by the one winner rule the report uses everywhere (`winner`): the configuration
+  with the lowest median loop time wins, and its lead is the runner-up's median over its own, with the
+  90% bootstrap interval of the verdict engine; the win is decided when that interval lies above 1.
 Runs that did not succeed are counted and listed but never enter a statistic.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from hybridperf.analysis.stats import difference, summarize, Summary
+from hybridperf.analysis.stats import summarize, Summary
+from hybridperf.analysis.verdicts import Band, Judgement, judge_ratio
 from hybridperf.shapes import Design
+
+AHEAD = Band(1.0, float("inf"))  # the runner-up's time over the winner's: above 1 throughout, the win is decided
 
 
 @dataclass
@@ -36,6 +42,7 @@ class Point:
     runs: list[dict[str, Any]] = field(repr=False, default_factory=list)
     speedup: float | None = None
     efficiency: float | None = None
+    speedup_error: float | None = None  # 1 SEM, propagated from the two times' SEMs
 
     def mean_of(self, extract) -> float | None:
         values = [extract(r["profile"]) for r in self.runs]
@@ -52,9 +59,12 @@ class Verdict:
     scale: int
     winner: str
     runner_up: str | None
-    margin: float | None  # runner-up mean / winner mean - 1
-    significant: bool | None  # gap larger than the combined error bars
-    versus_pure_mpi: float | None  # pure-MPI mean / winner mean - 1
+    lead: Judgement | None  # runner-up median / winner median, with its interval, against AHEAD
+    versus_pure_mpi: Judgement | None  # pure-MPI median / winner median (None when pure MPI wins or is absent)
+
+    @property
+    def decided(self) -> bool | None:
+        return None if self.lead is None else self.lead.word == "within"
 
 
 @dataclass
@@ -135,25 +145,38 @@ def _speedups(pts: list[Point]) -> None:
     for p in measured:
         p.speedup = base.cores * base.time.mean / p.time.mean
         p.efficiency = p.speedup / p.cores
+        relative = math.hypot(base.time.error / base.time.mean, p.time.error / p.time.mean) if p is not base else 0.0
+        p.speedup_error = p.speedup * relative
+
+
+def winner(points: list[Point]) -> tuple[Point, Point | None, Judgement | None]:
+    """The one winner rule: the lowest median loop time wins; the lead is the next distinct shape's median over
+    the winner's, with its bootstrap interval (decided when it lies above 1)."""
+    ranked = sorted((p for p in points if p.time), key=lambda p: p.time.median)
+    best = ranked[0]
+    second = next((p for p in ranked if (p.nodes, p.ranks_per_node, p.threads) !=
+                   (best.nodes, best.ranks_per_node, best.threads)), None)
+    if second is None:
+        return best, None, None
+    return best, second, judge_ratio(_times(second), _times(best), AHEAD)
+
+
+def _times(p: Point) -> list[float]:
+    return [r["loop_time"] for r in p.runs]
 
 
 def _verdicts(pts: list[Point]) -> list[Verdict]:
     out = []
     for scale in dict.fromkeys(p.scale for p in pts):
-        here = sorted((p for p in pts if p.scale == scale and p.time), key=lambda p: p.time.mean)
-        unique = list({(p.nodes, p.ranks_per_node, p.threads): p for p in here}.values())
+        here = [p for p in pts if p.scale == scale and p.time]
         if not here:
             continue
-        best = here[0]
-        second = next((p for p in unique if (p.nodes, p.ranks_per_node, p.threads) !=
-                       (best.nodes, best.ranks_per_node, best.threads)), None)
+        best, second, lead = winner(here)
         pure = next((p for p in here if p.configuration == "pure-mpi"), None)
-        margin = significant = None
-        if second:
-            gap, error = difference(second.time, best.time)
-            margin, significant = second.time.mean / best.time.mean - 1, gap > error
-        out.append(Verdict(scale, best.configuration, second.configuration if second else None, margin, significant,
-                           pure.time.mean / best.time.mean - 1 if pure and pure is not best else None))
+        same = pure is not None and (pure.nodes, pure.ranks_per_node, pure.threads) == \
+            (best.nodes, best.ranks_per_node, best.threads)
+        versus = judge_ratio(_times(pure), _times(best), AHEAD) if pure and not same else None
+        out.append(Verdict(scale, best.configuration, second.configuration if second else None, lead, versus))
     return out
 
 
@@ -164,11 +187,13 @@ class Overhead:
     region: str
     seconds: float  # min hybrid - min pure MPI
     error: float  # sum of the two SEM-based errors
-    percent: float  # of the hybrid region's minimum time
+    percent: float  # of the pure-MPI region's minimum time (the thesis divides by the hybrid's; see below)
 
 
 def threading_overheads(section: Section) -> list[Overhead]:
-    """Hybrid minus pure-MPI region time at equal scale (thesis Tables 4.6/4.7: minimum times)."""
+    """Hybrid minus pure-MPI region time at equal scale (thesis Tables 4.6/4.7: minimum times). The percentage is
+    of the pure-MPI time, the baseline, so that it reads "hybrid is X% slower (or faster)" and cannot fall below
+    -100%; the thesis's percentage of the hybrid time explodes when a small region is much faster in hybrid."""
     out = []
     pure = {p.scale: p for p in section.points if p.configuration == "pure-mpi" and p.runs}
     for p in section.points:
@@ -183,5 +208,5 @@ def threading_overheads(section: Section) -> list[Overhead]:
                 continue
             out.append(Overhead(p.configuration, p.scale, region, hybrid.min - reference.min,
                                 hybrid.error + reference.error,
-                                100 * (hybrid.min - reference.min) / hybrid.min if hybrid.min else 0.0))
+                                100 * (hybrid.min - reference.min) / reference.min if reference.min else 0.0))
     return out

@@ -99,7 +99,7 @@ def ratio_interval(ours: Sequence[float], reference: Sequence[float] | None = No
     if reference is not None:
         b = np.asarray(reference, dtype=float)
         den = np.median(rng.choice(b, (resamples, b.size)), axis=1)
-        if den.min() <= 0 <= den.max():
+        if ratios.min() <= 0 or den.min() <= 0:
             return -math.inf, math.inf
         ratios = ratios / den
     tail = 50 * (1 - confidence)

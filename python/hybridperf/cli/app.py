@@ -125,6 +125,14 @@ def run(
     for w in launch.warnings:
         errors.print(f"[yellow]warning:[/yellow] {w}")
     if dry_run:
+        try:  # the kernel checks its arguments as the real run would, so no line is printed that it would refuse
+            kernels.check_args(kernel, tuple(kernel_args))
+            if kernels.checks_decomposition(kernel):
+                refusal = kernels.check_decomposition(kernel, tuple(kernel_args), (ranks,))[ranks]
+                if refusal:
+                    raise kernels.KernelRefused(refusal)
+        except kernels.KernelRefused as err:
+            fail(f"hybridperf-{kernel} would refuse this run: {err}")
         print(launch.shell())
         return
     if verbose:

@@ -34,9 +34,25 @@ def dlpoly_command(
                                                               "relative.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Every point's prediction, held out and "
                                                                  "in-sample.")] = False,
+    future: Annotated[bool, typer.Option("--future", help="The thesis's what-if (§6.6) on Merlin test 20: 16 cores "
+                                                         "per node, alpha halved, phi and mu unchanged, the problem "
+                                                         "doubled.")] = False,
 ) -> None:
     """Evaluate the overall runtime model (eq. 6.10) on the published DL_POLY timings (data/): held out first."""
     points, published = dlpoly.load(), dlpoly.thesis_errors()
+    if future:
+        table = Table(title="The thesis's what-if, Merlin test 20 (eq. 6.10 fitted in-sample): predicted seconds, "
+                            "and hybrid-1 minus pure MPI")
+        for col in ("cores", "pure MPI now", "hybrid-1 now", "gap now", "pure MPI future", "hybrid-1 future",
+                    "gap future"):
+            table.add_column(col, justify="right")
+        for w in dlpoly.future_what_if(points):
+            table.add_row(str(w.cores), *(f"{v:.4g}" for v in (w.now["pure-mpi"], w.now["hybrid-1"],
+                                                               w.now["hybrid-1"] - w.now["pure-mpi"],
+                                                               w.future["pure-mpi"], w.future["hybrid-1"],
+                                                               w.future["hybrid-1"] - w.future["pure-mpi"])))
+        console.print(table)
+        return
     summary = Table(title="DL_POLY Table 1, eq. 6.10: median error of the hybrid (H1, H2) totals")
     for col in ("cluster", "test", "held out", "in-sample", "thesis", "crossover held out",
                 "in-sample", "published"):
@@ -102,19 +118,16 @@ def evaluate_command(
     results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
     study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
 ) -> None:
-    """Fit the thesis's models on a stored study (communication models on pure MPI only) and evaluate them."""
+    """Fit the thesis's models on a stored study (communication models on pure MPI only): held out first, in-sample
+    beside it, and the outlook."""
     from hybridperf.analysis.sections import analyse
-    from hybridperf.report import html as report
+    from hybridperf.report import tables, terminal
 
     st, runs = _study(results_dir, study_name)
     for section in analyse(st.design, runs):
-        for title, headers, rows in report.model_tables(section, st.cores_per_node):
-            table = Table(title=f"{section.title()}: {title}")
-            for h in headers:
-                table.add_column(h)
-            for row in rows:
-                table.add_row(*row)
-            console.print(table if headers else title)
+        for title, headers, rows in tables.model_tables(section, st.cores_per_node):
+            console.print(terminal.rich_table(f"{section.title()}: {title}", headers, rows, left=2) if headers
+                          else f"{section.title()}: {title}")
 
 
 def _study(results_dir: Path, study_name: str | None):
@@ -125,7 +138,7 @@ def _study(results_dir: Path, study_name: str | None):
     return st, [r for r in runs if r["status"] == "ok"]
 
 
-DEFAULT_SECONDS_PER_UNIT = {"md": 150e-9, "spmv": 40e-9}  # per atom-step / row-call: a 2010s core
+DEFAULT_SECONDS_PER_UNIT = {"md": 150e-9, "spmv": 40e-9}  # per atom-step / row-call: assumed, a 2010s core
 
 
 @model_app.command("recommend")
@@ -134,24 +147,30 @@ def recommend_command(
                                               "(this machine, calibrated with --calibration).")] = "this",
     kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape.")] = "md",
     size: Annotated[Optional[int], typer.Option(help="md: fcc cells per side (4 s^3 atoms); spmv: n (brick "
-                                                     "edge per core). Default: the calibration's serial run's, "
-                                                     "else 32 (md) or 40 (spmv).")] = None,
-    steps: Annotated[Optional[int], typer.Option(help="md steps or spmv calls. Default: the serial run's, else "
-                                                      "100.")] = None,
+                                                     "edge per core). Default: the calibration's serial run's; "
+                                                     "on a preset md the thesis's small simulation (160); else "
+                                                     "32 (md) or 40 (spmv).")] = None,
+    steps: Annotated[Optional[int], typer.Option(help="md steps or spmv calls. Default: the serial run's; the "
+                                                      "thesis's 500 on a preset md; else 100.")] = None,
     work_seconds: Annotated[Optional[float], typer.Option(help="The problem's serial time on one core "
                                                               "(default: scaled from the serial run in "
-                                                              "--calibration, else 150 ns per atom-step / 40 ns "
-                                                              "per row-call).")] = None,
+                                                              "--calibration; on a preset md from the thesis's "
+                                                              "Table 4.8; else 150 ns per atom-step / 40 ns per "
+                                                              "row-call, assumed).")] = None,
     nodes: Annotated[str, typer.Option(help="Node counts to consider, comma-separated.")] = "1,2,4,8,16,32,64",
-    thread_loss: Annotated[float, typer.Option(help="Multithreading loss per extra thread (e_mt = 1 / (1 + "
-                                                    "loss (T - 1))).")] = 0.0,
+    thread_loss: Annotated[Optional[float], typer.Option(help="Override the measured multithreading loss: e_mt(T) "
+                                                              "= 1 / (1 + loss (T - 1)). Default: measured (the "
+                                                              "calibration's 1xT and Tx1 runs; on a preset md the "
+                                                              "thesis's Tables 4.6/4.7), else none (assumed).")] = None,
     calibration: Annotated[Optional[Path], typer.Option(help="A results directory holding mixbench ping-pong, "
                                                             "ompbench PARALLEL_FOR, stream (and serial kernel) "
                                                             "profiles; see docs/models.md.")] = None,
-    future: Annotated[bool, typer.Option("--future", help="The thesis's what-if: 16 cores per node, twice the "
-                                                         "bandwidth, half the latency, a doubled problem.")] = False,
+    future: Annotated[bool, typer.Option("--future", help="The thesis's what-if: 16 cores per node, an interconnect "
+                                                         "of twice the bandwidth and half the latency, a doubled "
+                                                         "problem.")] = False,
 ) -> None:
-    """Predict every ranks x threads split per node, name the winner with its margin, and the crossovers."""
+    """Predict every ranks x threads split per node, name the winner with its margin and the crossovers, and say
+    how far each input would have to move to change the winner."""
     from dataclasses import replace
 
     from hybridperf.models import calibrate, presets, split
@@ -164,9 +183,10 @@ def recommend_command(
         fail("--nodes needs node counts of 1 or more")
     if kernel not in DEFAULT_SECONDS_PER_UNIT:
         fail(f"--kernel must be md or spmv, not '{kernel}'")
-    if any(v is not None and v < 1 for v in (size, steps)) or thread_loss < 0 or (work_seconds or 1) <= 0:
+    if any(v is not None and v < 1 for v in (size, steps)) or (thread_loss or 0) < 0 or (work_seconds or 1) <= 0:
         fail("--size and --steps must be 1 or more, --thread-loss 0 or more, --work-seconds above 0")
-    cal, serial = _calibration_from(calibration, kernel) if calibration else (None, None)
+    profiles = _profiles_of(calibration) if calibration else []
+    cal, serial = _calibration_from(profiles, kernel) if calibration else (None, None)
     if cluster == "this":
         from hybridperf.launch.machine import local_machine
 
@@ -180,22 +200,26 @@ def recommend_command(
     counts = [k for k in counts if k <= c.nodes]
     if not counts:
         fail(f"{c.name} has {c.nodes} nodes: --nodes asks for more")
-    problem = _problem(kernel, c.cores_per_node, size, steps, serial)
-    problem = replace(problem, thread_efficiency=lambda t: 1 / (1 + thread_loss * (t - 1)))
+    problem = _problem(kernel, c, size, steps, serial, cluster in presets.PRESETS)
+    threads = [sp.threads for sp in split.splits_of(c, 1)]
+    measured = calibrate.thread_efficiency(profiles, kernel, serial) if profiles else None
+    if thread_loss is not None:
+        problem = replace(problem, thread_efficiency=split.ThreadEfficiency.from_loss(
+            thread_loss, threads, f"given: --thread-loss {thread_loss:g}"))
+    elif measured:
+        problem = replace(problem, thread_efficiency=measured)
     if work_seconds is not None:
-        problem = replace(problem, work_seconds=work_seconds)
+        problem = replace(problem, work_seconds=work_seconds, work_source=f"given: --work-seconds {work_seconds:g}")
     if future:
         c, problem = c.future(), problem.doubled()
     console.print(f"[bold]{c.name}[/bold]: {c.cores_per_node} cores per node; {c.source}")
     table = Table(title=f"{problem.name}: predicted seconds per split; the winner's margin over the runner-up "
                         f"± its Monte Carlo SD, and how often it wins under the inputs' uncertainty")
     table.add_column("nodes")
-    splits = split.splits_of(c, 1)
-    for s in splits:
-        table.add_column(f"{s.ranks_per_node}r×{s.threads}t", justify="right")
-    table.add_column("winner")
-    table.add_column("margin", justify="right")
-    table.add_column("wins", justify="right")
+    for sp in split.splits_of(c, 1):
+        table.add_column(f"{sp.ranks_per_node}r×{sp.threads}t", justify="right")
+    for col in ("winner", "margin", "wins"):
+        table.add_column(col, justify="left" if col == "winner" else "right")
     for n in counts:
         v = split.recommend(c, problem, n)
         cells = [f"{v.times[s2][0]:.4g}" for s2 in split.splits_of(c, n)]
@@ -205,24 +229,54 @@ def recommend_command(
     for n, before, after in split.crossovers(c, problem, counts):
         console.print(f"the winner changes at {n} nodes ({n * c.cores_per_node} cores): "
                       f"{before.ranks_per_node}r×{before.threads}t -> {after.ranks_per_node}r×{after.threads}t")
+    console.print(_sensitivity_table(c, problem, counts))
 
 
-def _problem(kernel: str, cores_per_node: int, size: int | None, steps: int | None, serial: dict | None):
-    """The problem to split: the serial run's, rescaled to size, steps and the node, or a default."""
-    from hybridperf.models import calibrate, split
+def _sensitivity_table(c, problem, counts: list[int]) -> Table:
+    """Per input, its value and where it comes from, and per node count the factor that would change the winner."""
+    from hybridperf.models import split
+
+    table = Table(title="What would change the answer: the factor each input would have to be multiplied by (×) or "
+                        f"divided by (÷) for another split to win; – none within ×{split.MOVES:g}")
+    for col in ("input", "value; source", *(f"{n} node{'s' if n > 1 else ''}" for n in counts)):
+        table.add_column(col, justify="left" if col in ("input", "value; source") else "right")
+    verdicts = {n: split.sensitivity(c, problem, n) for n in counts}
+    for name in verdicts[counts[0]]:
+        value = verdicts[counts[0]][name][0]
+        cells = []
+        for n in counts:
+            _, up, down = verdicts[n][name]
+            moves = [f"×{up:.3g}" if up else "", f"÷{1 / down:.3g}" if down else ""]
+            cells.append(" ".join(m for m in moves if m) or "–")
+        table.add_row(name, value, *cells)
+    return table
+
+
+def _problem(kernel: str, c, size: int | None, steps: int | None, serial: dict | None, preset: bool):
+    """The problem to split: the serial run's, rescaled to size, steps and the node; on a preset cluster the
+    thesis's MD code as published; else a default with an assumed work rate."""
+    from dataclasses import replace
+
+    from hybridperf.models import calibrate, presets, split
 
     if serial:
-        return calibrate.problem_from(serial, size, steps, cores_per_node)
+        return calibrate.problem_from(serial, size, steps, c.cores_per_node)
+    if kernel == "md" and preset:
+        return presets.md_problem_on(size or presets.THESIS_SMALL_SIZE, steps or presets.THESIS_STEPS)
+    rate = DEFAULT_SECONDS_PER_UNIT[kernel]
     if kernel == "md":
         atoms, steps = 4 * (size or 32) ** 3, steps or 100
-        return split.md_problem(atoms, steps, DEFAULT_SECONDS_PER_UNIT["md"] * atoms * steps)
-    n, calls = size or 40, steps or 100
-    return split.spmv_problem(n, cores_per_node, calls, DEFAULT_SECONDS_PER_UNIT["spmv"] * n**3 * cores_per_node * calls)
+        problem = split.md_problem(atoms, steps, rate * atoms * steps)
+    else:
+        n, calls = size or 40, steps or 100
+        problem = split.spmv_problem(n, c.cores_per_node, calls, rate * n**3 * c.cores_per_node * calls)
+    unit = "atom-step" if kernel == "md" else "row-call"
+    return replace(problem, work_source=f"assumed: {rate * 1e9:.0f} ns per {unit}")
 
 
-def _profiles_in(directory: Path) -> list[dict]:
+def _profiles_of(directory: Path) -> list[dict]:
     """The ok profiles a results directory holds (`hybridperf run` writes runs/, studies write profiles/),
-    oldest first."""
+    oldest first; a one-line error when it holds none."""
     profiles = []
     for path in [*directory.glob("runs/*.json"), *directory.glob("profiles/*.json")]:
         try:
@@ -231,18 +285,15 @@ def _profiles_in(directory: Path) -> list[dict]:
             continue
         if isinstance(profile, dict) and profile.get("status") == "ok" and "run" in profile:
             profiles.append(profile)
-    return sorted(profiles, key=lambda p: p["run"].get("start_time", ""))
-
-
-def _calibration_from(directory: Path, kernel: str):
-    """mixbench, ompbench and stream profiles (and a serial run of the kernel) from a results directory;
-    the latest of each kind counts."""
-    from hybridperf.models import calibrate
-
-    profiles = _profiles_in(directory)
     if not profiles:
         fail(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for the "
              "calibration runs")
+    return sorted(profiles, key=lambda p: p["run"].get("start_time", ""))
+
+
+def _calibration_from(profiles: list[dict], kernel: str):
+    """mixbench, ompbench and stream profiles (and a serial run of the kernel); the latest of each kind counts."""
+    from hybridperf.models import calibrate
 
     def latest(name: str, usable=lambda p: True):
         found = [p for p in profiles if p["kernel"] == name and usable(p)]

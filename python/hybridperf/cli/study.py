@@ -10,7 +10,7 @@ import typer
 from hybridperf.analysis import efficiency as eff, sections as analysis
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine
-from hybridperf.report import html as reporting
+from hybridperf.report import html as reporting, terminal
 from hybridperf.store import export as exports
 from hybridperf.store.db import Store, StoreError
 from hybridperf.study import spec
@@ -103,7 +103,7 @@ def open_store(directory: Path) -> Store:
 def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
     st, runs = stored_study(directory, name)
     sections = analysis.analyse(st.design, runs)
-    reporting.print_terminal(console, sections, runs)
+    terminal.print_study(console, sections, runs)
     out = out or directory / "report.html"
     reporting.write_html(out, reporting.render_html(st.name, st.as_dict(), sections, runs))
     console.print(f"report: {out}")
@@ -159,7 +159,7 @@ def efficiency(
         reasons = sorted({why for r in rows for why in r.missing.values()}) or ["no successful runs"]
         fail(f"{st.name}: no efficiency parameter can be computed: {'; '.join(reasons)} (a study needs pure-mpi, "
              "hybrid-1 and 1-core runs of the same problem, e.g. configurations [pure-mpi, hybrid-1], cores [1, node])")
-    console.print(reporting.efficiency_rich(rows))
+    console.print(terminal.efficiency_rich(rows))
     reasons: dict[str, list[str]] = {}
     for r in rows:
         for parameter, why in r.missing.items():

@@ -94,8 +94,19 @@ def launcher_for(flavor: str) -> str | None:
 
 
 def launcher_version(flavor: str) -> str:
+    """The launcher and its version line; for Slurm, whether a controller can be reached (srun answers even
+    --version only once it has found a configuration)."""
     exe = launcher_for(flavor)
-    return f"{exe}: {_first_line(exe)}" if exe else "not found"
+    if not exe or not shutil.which(exe):
+        return "not found"
+    if flavor == "slurm":
+        try:  # without a configuration srun may look for a controller for a minute before it gives up
+            result = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False, timeout=10)
+        except subprocess.TimeoutExpired:
+            result = None
+        if result is None or result.returncode != 0:
+            return "Slurm installed, no controller reachable (no usable slurm.conf; set SLURM_CONF)"
+    return f"{exe}: {_first_line(exe)}"
 
 
 @lru_cache(maxsize=None)
@@ -129,3 +140,13 @@ def check_decomposition(kernel: str, args: tuple[str, ...], ranks: tuple[int, ..
         raise KernelRefused(own[0] if own else f"{path.name} --check-decomposition failed: "
                                                   f"{result.stderr.strip()[-300:] or result.returncode}")
     return {r["ranks"]: r["error"] for r in json.loads(result.stdout)}
+
+
+def check_args(kernel: str, args: tuple[str, ...]) -> None:
+    """Raises KernelRefused with the kernel's own message when it would refuse these arguments (it parses them
+    as a run would, `--check-args`, and runs nothing)."""
+    path = kernel_path(kernel)
+    result = subprocess.run([str(path), *args, "--check-args"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        own = [line.split("error: ", 1)[-1] for line in result.stderr.splitlines() if "error: " in line]
+        raise KernelRefused(own[0] if own else f"{path.name} --check-args failed: {result.returncode}")

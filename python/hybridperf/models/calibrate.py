@@ -12,18 +12,22 @@ microbenchmarks, with no hybrid run.
   the thread count for others (tree barriers), times the kernel's threaded loops (models.split: md 15 per
   step, spmv 2 per call — pack and product);
 - node efficiency: for a bandwidth-bound kernel (spmv) STREAM triad with c threads over c times triad
-  with one (cores that share the memory system share its bandwidth, ranks or threads alike); 1 for md.
+  with one (cores that share the memory system share its bandwidth, ranks or threads alike); 1 for md;
+- multithreading efficiency e_mt(T): the computation time (the profile's `region_groups`) of a T-rank run
+  over that of a T-thread run of the same problem, where the directory holds both.
+What no profile gives falls back to a default that the Cluster marks assumed.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from hybridperf.models.split import Cluster, md_problem, predict, Problem, Split, spmv_problem
+from hybridperf.models.split import Cluster, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
 
 BANDWIDTH_BOUND = {"spmv"}
+HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers"}
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class Calibration:
     triad: dict[int, float]  # threads -> GB/s
     sources: tuple[str, ...]
     beta_pack: float = 0.0  # s per message byte to pack and unpack (STREAM copy)
+    assumed: frozenset[str] = frozenset()  # Cluster fields left at a default
 
 
 def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None,
@@ -57,7 +62,9 @@ def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None
     beta_pack = 4.0 / (copy[1] * 1e9) if 1 in copy else 0.0
     if triad:
         sources.append("STREAM triad: " + ", ".join(f"{t} thread(s) {v:.3g} GB/s" for t, v in sorted(triad.items())))
-    return Calibration(alpha, beta, overhead, max(threads, 2), triad, tuple(sources), beta_pack)
+    assumed = {"alpha_inter", "beta_inter", "alpha_intra", "beta_intra"} if not mixbench else set()
+    assumed |= {"par_overhead"} if not ompbench else set()
+    return Calibration(alpha, beta, overhead, max(threads, 2), triad, tuple(sources), beta_pack, frozenset(assumed))
 
 
 def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool) -> Cluster:
@@ -71,7 +78,7 @@ def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool) -> Cluster
 
     return Cluster("this machine", 1, cores, 1, cal.alpha, cal.beta, cal.alpha, cal.beta, par_overhead=par,
                    node_efficiency=efficiency, source="; ".join(cal.sources) or "defaults", uncertainty=0.1,
-                   beta_pack=cal.beta_pack)
+                   beta_pack=cal.beta_pack, assumed=cal.assumed)
 
 
 def problem_from(serial: dict[str, Any], size: int | None = None, steps: int | None = None,
@@ -85,14 +92,44 @@ def problem_from(serial: dict[str, Any], size: int | None = None, steps: int | N
         md = serial["md"]
         atoms, done = (4 * size**3 if size else md["atoms"]), steps or md["steps_done"]
         work *= atoms * done / (md["atoms"] * md["steps_done"])
-        return md_problem(atoms, done, work, params["density"], md["ghost_cut"], params["neigh_every"],
-                          params["thermo"])
-    if kernel == "spmv":
+        problem = md_problem(atoms, done, work, params["density"], md["ghost_cut"], params["neigh_every"],
+                             params["thermo"])
+    elif kernel == "spmv":
         s = serial["spmv"]
         n, calls, cores = size or s["n"], steps or s["calls"], cores or s["rows_per_node"] // s["n"] ** 3
         work *= n**3 * cores * calls / (s["rows_per_node"] * s["calls"])
-        return spmv_problem(n, cores, calls, work)
-    raise ValueError(f"the calibrated model knows md and spmv, not {kernel}")
+        problem = spmv_problem(n, cores, calls, work)
+    else:
+        raise ValueError(f"the calibrated model knows md and spmv, not {kernel}")
+    return replace(problem, work_source="measured: the serial run's loop time" + (", rescaled" if size or steps else ""))
+
+
+def _computation(profile: dict[str, Any]) -> float:
+    names = profile.get("region_groups", {}).get("computation", [])
+    return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
+
+
+def thread_efficiency(profiles: list[dict[str, Any]], kernel: str, serial: dict[str, Any] | None) -> ThreadEfficiency | None:
+    """e_mt(T) from runs of the serial run's problem at T ranks x 1 thread and 1 rank x T threads (the latest
+    of each), the computation time of the first over the second; None where no such pair exists."""
+    if serial is None:
+        return None
+
+    def problem(params: dict[str, Any]) -> dict[str, Any]:
+        """What defines the problem: the parameters but how it is run and where it writes."""
+        return {k: v for k, v in params.items() if k not in HOW_AND_WHERE}
+
+    def same_problem(p: dict[str, Any]) -> bool:
+        return p["kernel"] == kernel and problem(p["params"]) == problem(serial["params"])
+
+    ranks = {p["run"]["ranks"]: p for p in profiles if same_problem(p) and p["run"]["threads_per_rank"] == 1}
+    threads = {p["run"]["threads_per_rank"]: p for p in profiles if same_problem(p) and p["run"]["ranks"] == 1}
+    points = tuple((t, _computation(ranks[t]) / _computation(threads[t])) for t in sorted(set(ranks) & set(threads))
+                   if t > 1 and _computation(threads[t]) > 0)
+    if not points:
+        return None
+    return ThreadEfficiency(points, "measured: computation time of T ranks over T threads, " +
+                            ", ".join(f"{t} threads {e:.3f}" for t, e in points))
 
 
 def predict_splits(serial: dict[str, Any], cal: Calibration, cores: int) -> dict[Split, float]:

@@ -14,7 +14,6 @@ MPI. The problem size in the model is the atom count; phi and mu absorb the time
 
 from __future__ import annotations
 
-import csv
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,11 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from hybridperf.models import thesis
+from hybridperf.models.published import DATA, rows
 from hybridperf.models.fitting import band, Fit, fit, percent_error
 
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
 CORES_PER_NODE = 8  # Merlin and Stella
-DATA = Path(__file__).resolve().parents[3] / "data"
 
 
 @dataclass(frozen=True)
@@ -39,19 +38,14 @@ class Point:
     seconds: float
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open() as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
-
-
 def load(path: Path = DATA / "dlpoly-table1.csv") -> list[Point]:
     return [Point(r["cluster"], int(r["test"]), int(r["atoms"]), r["configuration"], int(r["cores"]),
-                  float(r["seconds"])) for r in _rows(path)]
+                  float(r["seconds"])) for r in rows(path)]
 
 
 def thesis_errors(path: Path = DATA / "thesis-table6.13-6.14-errors.csv") -> dict[tuple, float]:
     return {(r["cluster"], int(r["test"]), r["configuration"], int(r["cores"])): float(r["percent_error"])
-            for r in _rows(path)}
+            for r in rows(path)}
 
 
 def runtime(phi, mu, alpha, work, n_mpi, n_omp, n_ppn):
@@ -133,3 +127,31 @@ def steps_apart(a: int | None, b: int | None) -> int | None:
     if a is None or b is None:
         return None
     return abs(int(round(np.log2(a) - np.log2(b))))
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    cores: int
+    now: dict[str, float]  # configuration -> predicted seconds on the machine measured
+    future: dict[str, float]  # ... on the hypothetical one
+
+
+def future_what_if(points: list[Point], cluster: str = "Merlin", test: int = 20,
+                   counts: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024)) -> list[WhatIf]:
+    """The thesis's what-if (§6.6, seed-spec §D.11): eq. 6.10 fitted on the published timings (in-sample, as the
+    thesis did), then predicted for a machine with 16 cores per node, the communication parameter alpha halved,
+    the shared-memory parameters (phi, mu) unchanged and the problem doubled; pure MPI and hybrid-1 only."""
+    ev = evaluate(points, cluster, test, held_out=False)
+    phi, alpha, mu = ev.stage1.value("phi"), ev.stage1.value("alpha"), ev.stage2.value("mu")
+    atoms = next(p.atoms for p in points if (p.cluster, p.test) == (cluster, test))
+    out = []
+    for cores in counts:
+        times = []
+        for cores_per_node, a, work in ((CORES_PER_NODE, alpha, atoms), (16, alpha / 2, 2 * atoms)):
+            here = {}
+            for name in ("pure-mpi", "hybrid-1"):
+                lay = thesis.layout(name, cores, cores_per_node)
+                here[name] = float(runtime(phi, mu, a, work, np.array(lay.n_mpi), np.array(lay.n_omp), lay.n_ppn))
+            times.append(here)
+        out.append(WhatIf(cores, *times))
+    return out

@@ -23,7 +23,14 @@ from scipy.optimize import OptimizeWarning, curve_fit
 class Fit:
     names: tuple[str, ...]
     estimates: tuple[float, ...]
-    errors: tuple[float, ...]  # standard errors
+    errors: tuple[float, ...]  # standard errors; NaN when no degree of freedom is left to estimate them
+    dof: int = 1  # measurements minus parameters
+
+    @property
+    def exact(self) -> bool:
+        """As many measurements as parameters: the curve passes through every point and says nothing about its
+        own error, so there is no standard error and no band."""
+        return self.dof <= 0
 
     @property
     def percent(self) -> tuple[float, ...]:
@@ -51,22 +58,30 @@ def fit(model: Callable[..., np.ndarray], x: dict[str, np.ndarray], y: np.ndarra
 
     if len(y) < len(names):
         raise ValueError(f"{len(y)} measurements cannot determine {len(names)} parameters ({', '.join(names)})")
+    dof = len(y) - len(names)
     sigma = np.abs(y) if relative else None
     bounds = (0.0, np.inf) if nonnegative else (-np.inf, np.inf)
     with warnings.catch_warnings():
         # as many points as parameters leave no covariance: reported below as infinite errors, not a warning
         warnings.simplefilter("ignore", OptimizeWarning)
         values, cov = curve_fit(f, np.zeros(len(y)), y, p0=start, sigma=sigma, bounds=bounds, max_nfev=20000)
-    errors = np.sqrt(np.clip(np.diag(cov), 0.0, None)) if np.all(np.isfinite(cov)) else np.full(len(names), np.inf)
-    return Fit(names, tuple(float(v) for v in values), tuple(float(e) for e in errors))
+    if dof == 0 or not np.all(np.isfinite(cov)):
+        errors = np.full(len(names), np.nan)
+    else:
+        errors = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    return Fit(names, tuple(float(v) for v in values), tuple(float(e) for e in errors), dof)
 
 
 def band(model: Callable[..., np.ndarray], fits: list[Fit], x: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
-    """(prediction, minimum, maximum) with every fitted parameter at estimate -SE / +SE in turn."""
+    """(prediction, minimum, maximum) with every fitted parameter at estimate -SE / +SE in turn; the band is NaN
+    when a fit is exact (no error to move the parameters by)."""
     names = [n for f in fits for n in f.names]
     values = [v for f in fits for v in f.estimates]
     errors = [e for f in fits for e in f.errors]
     centre = model(**dict(zip(names, values)), **x)
+    if any(f.exact for f in fits) or not np.all(np.isfinite(errors)):
+        nan = np.full(np.shape(centre), np.nan)
+        return centre, nan, nan
     corners = [model(**{n: v + s * e for n, v, e, s in zip(names, values, errors, signs)}, **x)
                for signs in itertools.product((-1.0, 1.0), repeat=len(names))]
     return centre, np.min(corners, axis=0), np.max(corners, axis=0)

@@ -16,7 +16,9 @@ thesis), and the processes of a node share its network interface: their off-node
 (alpha and beta times N_ppn for the off-node part — Chow & Hysom's Tables 6-7, where per-message
 overhead grows with the pairs per node, and the N_ppn factors of the thesis's eqs. 6.3-6.4).
 Uncertainty: every input carries a relative error; a Monte Carlo over them gives each prediction's
-spread and the probability that the predicted winner really wins. Pure functions.
+spread and the probability that the predicted winner really wins. Where an input is not measured, the
+answer must not rest on it unseen: `sensitivity` finds, for every input, how far it would have to move
+for another split to win. Pure functions.
 """
 
 from __future__ import annotations
@@ -29,6 +31,39 @@ import numpy as np
 
 from hybridperf.models import thesis
 from hybridperf.shapes import Placement
+
+
+@dataclass(frozen=True)
+class ThreadEfficiency:
+    """e_mt(T), the share of ideal speedup T threads keep on the kernel's work (Chow & Hysom's multithreading
+    efficiency; the thesis's direct overheads), from measured points: 1 at one thread, linear in log2 T between
+    the points, the last point's value beyond them. `source` says where the points come from."""
+
+    points: tuple[tuple[int, float], ...] = ()
+    source: str = "assumed: threads lose nothing"
+
+    def __call__(self, threads: int) -> float:
+        known = sorted({(1, 1.0), *self.points})
+        if threads >= known[-1][0]:
+            return known[-1][1]
+        for (t0, e0), (t1, e1) in zip(known, known[1:]):
+            if t0 <= threads <= t1:
+                w = (math.log2(threads) - math.log2(t0)) / (math.log2(t1) - math.log2(t0))
+                return e0 + w * (e1 - e0)
+        return 1.0
+
+    @property
+    def assumed(self) -> bool:
+        return self.source.startswith("assumed")
+
+    def scaled(self, factor: float) -> "ThreadEfficiency":
+        """The same efficiencies with their losses (1 - e) multiplied by factor (threads keep at least 1%)."""
+        return replace(self, points=tuple((t, max(0.01, 1 - factor * (1 - e))) for t, e in self.points))
+
+    @classmethod
+    def from_loss(cls, loss: float, threads: list[int], source: str) -> "ThreadEfficiency":
+        """e_mt(T) = 1 / (1 + loss (T - 1)) at the given thread counts."""
+        return cls(tuple((t, 1 / (1 + loss * (t - 1))) for t in threads if t > 1), source)
 
 
 @dataclass(frozen=True)
@@ -46,13 +81,14 @@ class Cluster:
     node_efficiency: Callable[[int], float] = field(default=lambda cores: 1.0)
     source: str = ""
     uncertainty: float = 0.2  # relative error of the network and overhead figures
+    assumed: frozenset[str] = frozenset()  # the figures above that no measurement or seed gives
 
     def future(self) -> "Cluster":
-        """The thesis's what-if (§6.6): two 8-core sockets per node, twice the bandwidth, half the latency;
-        shared-memory overheads unchanged."""
+        """The thesis's what-if (§6.6, seed-spec §D.11): two 8-core sockets per node, an interconnect of twice
+        the bandwidth and half the latency; what happens inside a node (MPI through shared memory, OpenMP's
+        overheads) unchanged."""
         return replace(self, name=f"{self.name} (future: 16 cores/node, 2x bandwidth, 1/2 latency)",
-                       cores_per_node=16, sockets=2, alpha_inter=self.alpha_inter / 2, beta_inter=self.beta_inter / 2,
-                       alpha_intra=self.alpha_intra / 2, beta_intra=self.beta_intra / 2)
+                       cores_per_node=16, sockets=2, alpha_inter=self.alpha_inter / 2, beta_inter=self.beta_inter / 2)
 
 
 @dataclass(frozen=True)
@@ -66,9 +102,8 @@ class Problem:
     collectives: float  # global reductions per run
     parallel_loops: float  # threaded loops entered per run (fork/join count)
     work_error: float = 0.05
-    # e_mt: the share of ideal speedup threads keep on this kernel's work (Chow & Hysom's multithreading
-    # efficiency; the thesis's direct overheads mu, which grow with the work per thread)
-    thread_efficiency: Callable[[int], float] = field(default=lambda threads: 1.0)
+    thread_efficiency: ThreadEfficiency = ThreadEfficiency()
+    work_source: str = "assumed"
 
     def doubled(self) -> "Problem":
         return replace(self, name=f"{self.name} x2", work_seconds=2 * self.work_seconds,
@@ -134,8 +169,8 @@ def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, f
     s = scale or {}
     n_mpi, n_ppn, n_omp = split.ranks, split.ranks_per_node, split.threads
     busy = min(cluster.cores_per_node, n_ppn * n_omp)
-    work = s.get("work", 1.0) * problem.work_seconds / (
-        n_mpi * n_omp * cluster.node_efficiency(busy) * problem.thread_efficiency(n_omp) ** s.get("overhead", 1.0))
+    efficiency = problem.thread_efficiency.scaled(s.get("overhead", 1.0))(n_omp)
+    work = s.get("work", 1.0) * problem.work_seconds / (n_mpi * n_omp * cluster.node_efficiency(busy) * efficiency)
     threads = s.get("overhead", 1.0) * problem.parallel_loops * cluster.par_overhead(n_omp) if n_omp > 1 else 0.0
     k = thesis.k_share(n_ppn, cluster.cores_per_node) if split.nodes > 1 else 0.0
     net = s.get("network", 1.0)
@@ -191,4 +226,74 @@ def crossovers(cluster: Cluster, problem: Problem, node_counts: list[int]) -> li
         if previous and (winner.ranks_per_node, winner.threads) != (previous.ranks_per_node, previous.threads):
             out.append((n, previous, winner))
         previous = winner
+    return out
+
+
+# ---------------------------------------------------------------- what would change the answer
+
+MOVES = 100.0  # inputs are moved by up to this factor either way
+
+
+def _variants(cluster: Cluster, problem: Problem) -> dict[str, tuple[str, Callable[[float], tuple[Cluster, Problem]]]]:
+    """Each input of a prediction: (its value and source, the cluster and problem with it multiplied by f)."""
+    def cluster_times(name: str) -> Callable[[float], tuple[Cluster, Problem]]:
+        return lambda f: (replace(cluster, **{name: getattr(cluster, name) * f}), problem)
+
+    def source(name: str) -> str:
+        return "assumed" if name in cluster.assumed else "measured or published"
+
+    par = cluster.par_overhead
+    eff = problem.thread_efficiency
+    losses = ", ".join(f"{1 - e:.1%} at {t}" for t, e in eff.points) + " threads" if eff.points else "none"
+    return {
+        "work (serial seconds)": (f"{problem.work_seconds:.4g} s; {problem.work_source}",
+                                  lambda f: (cluster, replace(problem, work_seconds=problem.work_seconds * f))),
+        "threading loss (1 - e_mt)": (f"{losses}; {eff.source}",
+                                      lambda f: (cluster, replace(problem, thread_efficiency=eff.scaled(f)))),
+        "fork/join per threaded loop": (f"{par(cluster.cores_per_node) * 1e6:.3g} us at {cluster.cores_per_node} "
+                                        f"threads; {source('par_overhead')}",
+                                        lambda f: (replace(cluster, par_overhead=lambda t: f * par(t)), problem)),
+        "latency between nodes": (f"{cluster.alpha_inter * 1e6:.3g} us; {source('alpha_inter')}",
+                                  cluster_times("alpha_inter")),
+        "time per byte between nodes": (f"{1e-9 / cluster.beta_inter:.3g} GB/s; {source('beta_inter')}",
+                                        cluster_times("beta_inter")),
+        "latency within a node": (f"{cluster.alpha_intra * 1e6:.3g} us; {source('alpha_intra')}",
+                                  cluster_times("alpha_intra")),
+        "time per byte within a node": (f"{1e-9 / cluster.beta_intra:.3g} GB/s; {source('beta_intra')}",
+                                        cluster_times("beta_intra")),
+    }
+
+
+def _winner(cluster: Cluster, problem: Problem, nodes: int) -> tuple[int, int]:
+    splits = splits_of(cluster, nodes)
+    best = min(splits, key=lambda s: predict(cluster, problem, s))
+    return best.ranks_per_node, best.threads
+
+
+def _threshold(changes: Callable[[float], bool], upward: bool) -> float | None:
+    """The factor nearest 1 (within MOVES) at which the answer changes, moving up or down; None if it does not."""
+    grid = [MOVES ** (k / 40) for k in range(1, 41)]
+    previous = 1.0
+    for f in grid:
+        factor = f if upward else 1 / f
+        if changes(factor):
+            low, high = previous, factor  # bisect in log space between the last unchanged and the first changed
+            for _ in range(30):
+                mid = math.sqrt(low * high)
+                low, high = (low, mid) if changes(mid) else (mid, high)
+            return high
+        previous = factor
+    return None
+
+
+def sensitivity(cluster: Cluster, problem: Problem, nodes: int) -> dict[str, tuple[str, float | None, float | None]]:
+    """For every input: (its value and source, the factor above 1 and the factor below 1 that would make another
+    split win at this node count — None where no factor within MOVES does)."""
+    base = _winner(cluster, problem, nodes)
+    out = {}
+    for name, (value, vary) in _variants(cluster, problem).items():
+        def changes(f: float, vary=vary) -> bool:
+            return _winner(*vary(f), nodes) != base
+
+        out[name] = (value, _threshold(changes, True), _threshold(changes, False))
     return out

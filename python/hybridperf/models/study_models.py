@@ -1,4 +1,4 @@
-"""The thesis's models fitted on a stored study and evaluated on it, as chapter 6 does.
+"""The thesis's models fitted on a stored study and evaluated on it, as chapter 6 does — held out first.
 
 Per parameter set, each configuration's points carry the thesis's layout (N_mpi = ranks, N_ppn = ranks
 per node, N_omp = threads) and the minimum of their repeats (the thesis fits minimum times). Models:
@@ -6,6 +6,11 @@ per node, N_omp = threads) and the minimum of their repeats (the thesis fits min
 - total communication (eq. 6.6), point-to-point (6.3) and collective (6.4) on the matching communication
   times: alpha and beta on pure-MPI points only, evaluated on the hybrid ones (the thesis's predictive use).
 The problem size P (and the work) is the kernel's own: md atoms, spmv rows, else 1.
+Evaluated two ways: held out (fitted without each configuration's largest core count, which is then
+predicted) and in-sample (fitted on every point and evaluated on the same points, as the thesis did — a
+description, not a prediction). A fit with as many points as parameters is exact: no error, no band.
+The outlook predicts beyond the measured core counts only when every stage of the fit has a degree of
+freedom left, and marks those predictions as extrapolated.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from hybridperf.analysis.sections import comm_seconds, Section
+from hybridperf.analysis.sections import comm_seconds, Section, winner
 from hybridperf.models import thesis
 from hybridperf.models.fitting import band, Fit, fit, percent_error
 
@@ -81,6 +86,11 @@ class ModelEvaluation:
     fits: list[Fit]
     rows: list[Row]
     note: str = ""
+    held_out: bool = False
+
+    @property
+    def exact(self) -> bool:
+        return any(f.exact for f in self.fits)
 
 
 def _points(section: Section, metric: str, cores_per_node: int):
@@ -94,66 +104,71 @@ def _points(section: Section, metric: str, cores_per_node: int):
     return out
 
 
-def evaluate(section: Section, cores_per_node: int, model: str) -> ModelEvaluation:
+def _xs(items) -> dict[str, np.ndarray]:
+    return {"work": np.array([i[2] for i in items]),
+            "n_mpi": np.array([float(i[0].nodes * i[0].ranks_per_node) for i in items]),
+            "n_omp": np.array([float(i[0].threads) for i in items]),
+            "n_ppn": np.array([float(i[0].ranks_per_node) for i in items]), "K": np.array([i[3] for i in items])}
+
+
+def evaluate(section: Section, cores_per_node: int, model: str, held_out: bool = False) -> ModelEvaluation:
+    """The model fitted (communication models on pure MPI only) and evaluated on every point; held out, fitted
+    without each configuration's largest core count."""
     function, metric, first, second = MODELS[model]
     pts = _points(section, metric, cores_per_node)
+    largest = {c: max(x[0].cores for x in pts if x[0].configuration == c) for c in {x[0].configuration for x in pts}}
+    # a shape measured under two names (one core is both pure-mpi and hybrid-1) is one measurement to fit on
+    usable = list({(x[0].nodes, x[0].ranks_per_node, x[0].threads): x for x in reversed(pts)
+                   if not (held_out and x[0].cores == largest[x[0].configuration])}.values())[::-1]
     # a communication model is 0 for one process (thesis rule), so such points cannot inform its fit
-    pure = [x for x in pts if x[0].threads == 1 and x[1] > 0 and (second or x[0].nodes * x[0].ranks_per_node > 1)]
-    others = [x for x in pts if x[0].threads > 1]
-
-    def xs(items):
-        return {"work": np.array([i[2] for i in items]), "n_mpi": np.array([float(i[0].nodes * i[0].ranks_per_node) for i in items]),
-                "n_omp": np.array([float(i[0].threads) for i in items]),
-                "n_ppn": np.array([float(i[0].ranks_per_node) for i in items]), "K": np.array([i[3] for i in items])}
-
+    pure = [x for x in usable if x[0].threads == 1 and x[1] > 0 and (second or x[0].nodes * x[0].ranks_per_node > 1)]
+    others = [x for x in usable if x[0].threads > 1]
+    kind = "held out" if held_out else "in-sample"
     if len(pure) < len(first):
-        return ModelEvaluation(model, [], [], f"needs {len(first)} pure-MPI points with a non-zero time, has {len(pure)}")
+        return ModelEvaluation(model, [], [], f"{kind}: needs {len(first)} pure-MPI points with a non-zero time to fit "
+                                              f"on, has {len(pure)}", held_out)
     start = {"phi": pure[0][1] * pure[0][0].cores / pure[0][2], "alpha": 1e-6, "beta": 1e-9, "mu": 1e-9}
     fixed = {"mu": 0.0} if "mu" in second else {}
     try:
-        stage1 = fit(function, xs(pure), [x[1] for x in pure], first, tuple(start[n] for n in first), fixed=fixed)
+        stage1 = fit(function, _xs(pure), [x[1] for x in pure], first, tuple(start[n] for n in first), fixed=fixed)
         fits = [stage1]
         if second and others:
             fixed = {n: stage1.value(n) for n in first}
-            fits.append(fit(function, xs(others), [x[1] for x in others], second, tuple(start[n] for n in second),
+            fits.append(fit(function, _xs(others), [x[1] for x in others], second, tuple(start[n] for n in second),
                             fixed=fixed))
         elif second:
-            fits.append(Fit(second, (0.0,), (0.0,)))
+            fits.append(Fit(second, (0.0,), (0.0,)))  # no hybrid point: no threading overhead to fit
     except (RuntimeError, ValueError) as err:
-        return ModelEvaluation(model, [], [], f"the fit failed: {err}")
-    centre, low, high = band(function, fits, xs(pts))
+        return ModelEvaluation(model, [], [], f"{kind}: the fit failed: {err}", held_out)
+    centre, low, high = band(function, fits, _xs(pts))
+    trained = {id(x) for x in pure} | ({id(x) for x in others} if second else set())
     rows = [Row(x[0].configuration, x[0].scale, x[1], float(c), float(lo), float(hi),
-                float(percent_error(c, x[1])) if x[1] else float("nan"), bool(lo <= x[1] <= hi),
-                x in pure or (bool(second) and x in others))
+                float(percent_error(c, x[1])) if x[1] else float("nan"),
+                bool(lo <= x[1] <= hi) if np.isfinite(lo) else False, id(x) in trained)
             for x, c, lo, hi in zip(pts, centre, low, high)]
-    return ModelEvaluation(model, fits, rows)
+    return ModelEvaluation(model, fits, rows, held_out=held_out)
 
 
 @dataclass
 class Outlook:
     cores: int
     predicted: dict[str, float]  # configuration -> seconds
-    measured: dict[str, float]  # configuration -> minimum measured seconds, where run
+    extrapolated: bool  # beyond the largest measured core count
+    measured_winner: str | None = None  # by the report's winner rule, where two or more shapes were measured
+    decided: bool | None = None  # whether the measured winner's lead lies beyond the noise
 
     @property
     def winner(self) -> str:
-        return _best(self.predicted)
-
-    @property
-    def measured_winner(self) -> str | None:
-        return _best(self.measured) if len(self.measured) > 1 else None
-
-
-def _best(times: dict[str, float]) -> str:
-    """The fastest configuration, or "tie" when the two fastest are the same run or prediction."""
-    ranked = sorted(times, key=times.__getitem__)
-    return "tie" if len(ranked) > 1 and math.isclose(times[ranked[0]], times[ranked[1]], rel_tol=1e-9) else ranked[0]
+        """The predicted fastest configuration, or "tie" when the two fastest predictions are equal."""
+        ranked = sorted(self.predicted, key=self.predicted.__getitem__)
+        tie = len(ranked) > 1 and math.isclose(self.predicted[ranked[0]], self.predicted[ranked[1]], rel_tol=1e-9)
+        return "tie" if tie else ranked[0]
 
 
-def outlook(section: Section, cores_per_node: int, doublings: int = 3) -> list[Outlook]:
-    """The overall model (6.10), fitted as `evaluate` fits it, predicting every configuration at the study's
-    core counts and at `doublings` doublings beyond the largest: which split wins where — the thesis's use
-    of the model (§6.5) to say where hybrid overtakes pure MPI."""
+def outlook(section: Section, cores_per_node: int, doublings: int = 2) -> list[Outlook]:
+    """The overall model (6.10), fitted in-sample, predicting every configuration at the study's core counts —
+    and at up to `doublings` doublings beyond the largest only when every stage of the fit has a degree of
+    freedom left; the measured winner at each measured core count by the report's rule (`sections.winner`)."""
     ev = evaluate(section, cores_per_node, "overall (6.10)")
     measured = [p for p in section.points if p.runs]
     if not ev.rows or not measured:
@@ -162,19 +177,22 @@ def outlook(section: Section, cores_per_node: int, doublings: int = 3) -> list[O
     work = problem_size(measured[0].runs[0]["profile"])
     configurations = list(dict.fromkeys(p.configuration for p in measured))
     largest = max(p.cores for p in measured)
-    scales = sorted({p.cores for p in measured} | {largest * 2**k for k in range(1, doublings + 1)})
+    beyond = doublings if not ev.exact else 0
     out = []
-    for cores in scales:
+    for cores in sorted({p.cores for p in measured} | {largest * 2**k for k in range(1, beyond + 1)}):
         predicted = {}
         for name in configurations:
             try:
                 lay = thesis.layout(name, cores, cores_per_node)
-            except ValueError:  # a configuration name the thesis's layouts do not describe
+            except ValueError:  # a configuration that does not exist at this core count
                 continue
             mu = value["mu"] if lay.n_omp > 1 else 0.0
             predicted[name] = float(thesis.overall(value["phi"], mu, value["alpha"], work, lay.n_mpi, lay.n_omp,
                                                    lay.n_ppn))
-        seen = {p.configuration: min(r["loop_time"] for r in p.runs) for p in measured if p.cores == cores}
+        here = [p for p in measured if p.cores == cores]
+        shapes = {(p.nodes, p.ranks_per_node, p.threads) for p in here}
+        best, _, lead = winner(here) if len(shapes) > 1 else (None, None, None)
         if predicted:
-            out.append(Outlook(cores, predicted, seen))
+            out.append(Outlook(cores, predicted, cores > largest, best.configuration if best else None,
+                               lead.word == "within" if lead else None))
     return out

@@ -1,10 +1,12 @@
 """The report's figures (matplotlib, no display needed): each function takes an analysed Section and
-returns PNG bytes. Error bars are 1 SEM (5% for single runs, the thesis's convention); crosses mark
-the minimum of the repeats, which the thesis's overall-timing plots use."""
+returns PNG bytes, or None when it has nothing to show (the report leaves it out). Every mean carries its
+error bar, 1 SEM (5% for single runs, the thesis's convention), propagated through ratios; crosses mark the
+minimum of the repeats, which the thesis's overall-timing plots use."""
 
 from __future__ import annotations
 
 import io
+import math
 from typing import Callable
 
 import matplotlib
@@ -72,12 +74,13 @@ def total_time(section: Section) -> bytes:
 
 def speedup(section: Section) -> bytes:
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
-    _plot_metric(left, section, lambda p: (p.speedup, 0.0) if p.speedup else None, "speedup")
+    _plot_metric(left, section, lambda p: (p.speedup, p.speedup_error or 0.0) if p.speedup else None, "speedup")
     scales = sorted({p.cores for p in section.points})
     left.plot(scales, scales, ":", color="grey", label="ideal")
-    _plot_metric(right, section, lambda p: (p.efficiency, 0.0) if p.efficiency else None, "parallel efficiency")
-    left.set_title("Speedup")
-    right.set_title("Parallel efficiency")
+    _plot_metric(right, section, lambda p: (p.efficiency, (p.speedup_error or 0.0) / p.cores) if p.efficiency else None,
+                 "parallel efficiency")
+    left.set_title("Speedup ± 1 SEM")
+    right.set_title("Parallel efficiency ± 1 SEM")
     return _png(fig)
 
 
@@ -90,24 +93,32 @@ def communication(section: Section) -> bytes:
 
     def share(p: Point):
         s = p.summary_of(comm_seconds)
-        return (100 * s.mean / p.time.mean, 0.0) if s and p.time else None
+        if not s or not p.time or not s.mean:
+            return None
+        value = 100 * s.mean / p.time.mean
+        return value, value * math.hypot(s.error / s.mean, p.time.error / p.time.mean)
 
     _plot_metric(left, section, seconds, "communication [s]")
     _plot_metric(right, section, share, "communication [% of total]")
-    left.set_title("Communication time")
-    right.set_title("Communication share")
+    left.set_title("Communication time ± 1 SEM")
+    right.set_title("Communication share ± 1 SEM")
     return _png(fig)
 
 
-def comm_classes(section: Section) -> bytes:
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
-    for ax, cls in zip(axes, ("p2p", "collective", "barrier")):
-        def extract(p: Point, cls=cls):
-            s = p.summary_of(class_seconds(cls))
-            return (s.mean, s.error) if s else None
+def comm_classes(section: Section) -> bytes | None:
+    """One panel per class of communication that took any time (a kernel with no barrier gets no barrier panel)."""
+    def extract(p: Point, cls: str):
+        s = p.summary_of(class_seconds(cls))
+        return (s.mean, s.error) if s else None
 
-        _plot_metric(ax, section, extract, f"{cls} [s]")
-        ax.set_title(f"{cls} time (rank average)")
+    present = [cls for cls in ("p2p", "collective", "barrier")
+               if any((v := extract(p, cls)) and v[0] > 0 for p in section.points if p.runs)]
+    if not present:
+        return None
+    fig, axes = plt.subplots(1, len(present), figsize=(4 * len(present), 3.4), squeeze=False)
+    for ax, cls in zip(axes[0], present):
+        _plot_metric(ax, section, lambda p, cls=cls: extract(p, cls), f"{cls} [s]")
+        ax.set_title(f"{cls} time (rank average) ± 1 SEM")
     return _png(fig)
 
 
@@ -139,32 +150,40 @@ def regions(section: Section) -> bytes:
 
 
 def overheads(section: Section) -> bytes | None:
+    """Horizontal bars, one per (configuration, scale, region), labelled in a readable size."""
     rows = threading_overheads(section)
     if not rows:
         return None
-    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(rows) + 2), 4))
-    labels = [f"{o.configuration} {o.scale}\n{o.region}" for o in rows]
-    ax.bar(labels, [o.seconds for o in rows], yerr=[o.error for o in rows], capsize=3,
-           color=["tab:red" if o.seconds > 0 else "tab:green" for o in rows])
-    ax.axhline(0, color="k", linewidth=0.8)
-    ax.set_ylabel("hybrid − pure MPI [s]")
-    ax.set_title("Threading overhead per region (minimum times)")
-    ax.tick_params(axis="x", labelsize=6, rotation=90)
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.2))
+    labels = [f"{o.configuration} at {o.scale}: {o.region}" for o in rows]
+    positions = range(len(rows))
+    ax.barh(positions, [o.seconds for o in rows], xerr=[o.error for o in rows], capsize=3,
+            color=["tab:red" if o.seconds > 0 else "tab:green" for o in rows])
+    ax.set_yticks(list(positions), labels, fontsize=9)
+    ax.invert_yaxis()
+    ax.axvline(0, color="k", linewidth=0.8)
+    ax.set_xlabel("hybrid − pure MPI [s] (minimum times; red: hybrid slower)")
+    ax.set_title("Threading overhead per region ± error")
+    ax.grid(axis="x", alpha=0.3)
     return _png(fig)
 
 
-def imbalance(section: Section) -> bytes:
+def imbalance(section: Section) -> bytes | None:
+    """Per region, the mean cross-rank imbalance of each point with more than one rank, ± 1 SEM."""
     names = [r for r in section.regions if r not in ("total", "other")]
-    bars = [p for p in section.points if p.runs]
+    bars = [p for p in section.points if p.runs and p.nodes * p.ranks_per_node > 1]
+    if not bars or not names:
+        return None
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(names) + 2), 3.6))
-    width = 0.8 / max(1, len(bars))
+    width = 0.8 / len(bars)
     for i, p in enumerate(bars):
-        values = [100 * (p.mean_of(lambda prof, n=n: prof["regions"][n]["imbalance"] if n in prof["regions"] else None)
-                         or 0.0) for n in names]
-        ax.bar([k + i * width for k in range(len(names))], values, width, label=f"{p.configuration} {p.scale}")
+        stats = [p.summary_of(lambda prof, n=n: prof["regions"][n]["imbalance"] if n in prof["regions"] else None)
+                 for n in names]
+        ax.bar([k + i * width for k in range(len(names))], [100 * s.mean if s else 0.0 for s in stats], width,
+               yerr=[100 * s.error if s else 0.0 for s in stats], capsize=2, label=f"{p.configuration} {p.scale}")
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(names))], names, fontsize=7, rotation=30)
     ax.set_ylabel("max/avg − 1 [%]")
-    ax.set_title("Cross-rank imbalance per region")
+    ax.set_title("Cross-rank imbalance per region ± 1 SEM")
     _legend(ax, fontsize=6, ncol=2)
     return _png(fig)
 

@@ -1,4 +1,5 @@
-"""Terminal summary of one profile: figures of merit, region breakdown, communication, checks."""
+"""What the terminal shows: one profile (figures of merit, regions, communication, checks), several splits
+side by side, and a study's answer (loop times and the verdict, narrow enough for 80 columns)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from hybridperf.analysis import efficiency as eff
+from hybridperf.analysis.sections import Section
+from hybridperf.report.tables import efficiency_table, failed_table, lead_text, number, size as _bytes
+
 
 def _seconds(value: float) -> str:
     return f"{value:.6f}"
-
-
-def _bytes(value: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(value) < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
-        value /= 1024
-    return str(value)
 
 
 def regions_table(p: dict[str, Any]) -> Table:
@@ -91,3 +88,34 @@ def comparison_table(rows: list[dict[str, Any]], kernel: str) -> Table:
             "[green]pass[/green]" if not r["failed_checks"] else "[red]" + ", ".join(r["failed_checks"]) + "[/red]",
         )
     return table
+
+
+def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1) -> Table:
+    """A report table for the terminal; the first `left` columns left-aligned, numbers to the right."""
+    table = Table(title=title)
+    for k, h in enumerate(headers):
+        table.add_column(h, justify="left" if k < left else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def efficiency_rich(rows: list[eff.Row]) -> Table:
+    return rich_table(*efficiency_table(rows))
+
+
+def print_study(console: Console, sections: list[Section], runs: list[dict[str, Any]]) -> None:
+    """The two tables that answer the question: loop times, and the verdict with its interval."""
+    for s in sections:
+        rows = [[p.configuration, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", str(p.time.n if p.time else 0),
+                 f"{p.time.median:.4g}" if p.time else "–", f"{p.time.mean:.4g} ± {number(p.time.sem, 2)}" if p.time
+                 else "–", number(p.speedup, 3)] for p in s.points]
+        console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "median",
+                                                                "mean ± SEM", "speedup"], rows))
+        verdict = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead),
+                    "–" if v.decided is None else ("yes" if v.decided else "no")] for v in s.verdicts]
+        console.print(rich_table(f"{s.title()}: verdict (median rule, 90% interval of the lead)",
+                                 [s.axis, "winner", "runner-up", "slower by", "decided"], verdict, left=3))
+    failed = failed_table(runs)
+    if failed[2]:
+        console.print(f"[red]{len(failed[2])} run(s) did not succeed[/red]; see the report's Failures section")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, Callable
 
-RESERVED = {"profile", "write-data", "options", "help", "version", "build-info", "check-decomposition"}
+RESERVED = {"profile", "write-data", "dump-forces", "options", "help", "version", "build-info", "check-decomposition",
+            "check-args"}
 LIST_VALUED = {"int3", "list"}  # option types whose one value is a list
 
 

@@ -1,0 +1,251 @@
+"""The report's tables, built once as (title, headers, rows) and rendered by html.py and terminal.py.
+
+Every table takes an analysed Section (analysis.sections). Conventions: times are the loop time (max over
+ranks) or a region's rank average, in seconds; "–" marks what cannot be computed; the winner at each scale
+is decided by the one rule of `analysis.sections.winner`, whose interval is printed wherever it is named.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hybridperf.analysis import efficiency as eff
+from hybridperf.analysis.sections import (class_seconds, comm_seconds, per_step, region_seconds, Section,
+                                          threading_overheads, Verdict)
+from hybridperf.analysis.verdicts import Judgement
+from hybridperf.models import pmnf, study_models
+
+Table = tuple[str, list[str], list[list[str]]]  # title, headers, rows
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}g}"
+
+
+def percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f}%"
+
+
+def size(value: float | None) -> str:
+    if value is None:
+        return "–"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    return str(value)
+
+
+def lead_text(j: Judgement | None) -> str:
+    """A lead (the slower time over the faster) as '+1.3% [−2.0%, +4.6%]'."""
+    if j is None:
+        return "–"
+    interval = f"[{100 * (j.low - 1):+.1f}%, {100 * (j.high - 1):+.1f}%]" if j.bounded else "[unbounded]"
+    return f"{100 * (j.estimate - 1):+.1f}% {interval}"
+
+
+def verdict_sentence(v: Verdict, axis: str) -> str:
+    """One line of the headline: who wins at this scale, by how much, and whether the repeats can tell."""
+    if v.runner_up is None:
+        return f"At {v.scale} {axis}: {v.winner} is the only shape measured."
+    state = ("decided: the 90% interval of the lead lies above zero" if v.decided else
+             "undecided: the 90% interval of the lead reaches zero, so the repeats cannot tell the two apart")
+    return (f"At {v.scale} {axis}: {v.winner} is fastest by median loop time; {v.runner_up} takes "
+            f"{lead_text(v.lead)} longer — {state}.")
+
+
+def points_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        t = p.time
+        rows.append([p.configuration, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", p.mode,
+                     str(t.n if t else 0), number(t.mean if t else None), number(t.sem if t else None, 2),
+                     number(t.min if t else None), number(t.median if t else None),
+                     f"{number(p.speedup, 3)} ± {number(p.speedup_error, 2)}" if p.speedup else "–",
+                     number(p.efficiency, 3), str(p.failed)])
+    return ("Total time [s] per point (mean, 1 SEM, min, median of the repeats; speedup ± 1 SEM)",
+            ["configuration", s.axis, "nodes×ranks×threads", "MPC mode", "n", "mean", "SEM", "min", "median",
+             "speedup", "efficiency", "failed"], rows)
+
+
+def verdict_table(s: Section) -> Table:
+    rows = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead),
+             "–" if v.decided is None else ("yes" if v.decided else "no (undecided)"),
+             lead_text(v.versus_pure_mpi)] for v in s.verdicts]
+    return ("Verdict: the fastest configuration at each scale by median loop time; the runner-up's extra time with "
+            "its 90% bootstrap interval",
+            [s.axis, "winner", "runner-up", "runner-up slower by", "decided", "pure MPI slower by"], rows)
+
+
+def _mean(p, extract) -> float | None:
+    return p.mean_of(extract) if p.runs else None
+
+
+def communication_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        comm = _mean(p, comm_seconds)
+        rows.append([p.configuration, str(p.scale), number(comm),
+                     number(100 * comm / p.time.mean if comm and p.time else None, 3),
+                     number(_mean(p, class_seconds("p2p"))), number(_mean(p, class_seconds("collective"))),
+                     number(_mean(p, class_seconds("barrier")))])
+    return ("Communication time [s, rank average] and share of the total",
+            ["configuration", s.axis, "communication", "% of total", "point-to-point", "collective", "barrier"], rows)
+
+
+def bytes_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        rows.append([p.configuration, str(p.scale), size(_mean(p, per_step(("p2p", "bytes_per_rank", "avg")))),
+                     size(_mean(p, per_step(("p2p", "bytes")))),
+                     number(_mean(p, per_step(("p2p", "messages_per_rank", "avg"))), 3),
+                     number(_mean(p, per_step(("p2p", "messages"))), 4)])
+    return ("Point-to-point data per step (the thesis's Table 4.5 and Figs. 4.11-4.12)",
+            ["configuration", s.axis, "bytes per process", "bytes, all processes", "messages per process",
+             "messages, all processes"], rows)
+
+
+def ratio_table(s: Section) -> Table:
+    """Average data per process, pure MPI : each other configuration, like Table 4.5 ('1:4.93')."""
+    extract = per_step(("p2p", "bytes_per_rank", "avg"))
+    pure = {p.scale: _mean(p, extract) for p in s.points if p.configuration == "pure-mpi"}
+    others = [c for c in dict.fromkeys(p.configuration for p in s.points) if c != "pure-mpi"]
+    rows = []
+    for scale, base in pure.items():
+        row = [str(scale)]
+        for c in others:
+            value = next((_mean(p, extract) for p in s.points if p.configuration == c and p.scale == scale), None)
+            row.append(f"1:{value / base:.2f}" if base and value else "–")
+        rows.append(row)
+    return ("Average data sent per process, pure MPI : hybrid (Table 4.5)",
+            [s.axis] + [f"pure-mpi : {c}" for c in others], rows)
+
+
+def regions_table(s: Section) -> Table:
+    rows = []
+    for p in s.points:
+        cells = []
+        for n in s.regions:
+            summary = p.summary_of(region_seconds(n)) if p.runs else None
+            cells.append(number(summary.min if summary else None))
+        rows.append([p.configuration, str(p.scale)] + cells)
+    return ("Time per region [s]: minimum of the repeats, rank average (Tables 4.8/4.9)",
+            ["configuration", s.axis] + s.regions, rows)
+
+
+def overhead_table(s: Section) -> Table:
+    rows = [[o.configuration, str(o.scale), o.region, f"{o.seconds:+.4g} ± {o.error:.2g}", f"{o.percent:+.1f}%"]
+            for o in threading_overheads(s)]
+    return ("Threading overhead per region: hybrid − pure MPI at equal scale (Tables 4.6/4.7, minimum times)",
+            ["configuration", s.axis, "region", "seconds (min − min) ± error", "% of pure-MPI region"], rows)
+
+
+def figures_table(s: Section) -> Table:
+    """Every figure of merit the kernel reports (mean of the repeats), so kernel-specific results —
+    CLOMP's per-variant speedups, SPMV's bandwidth — appear without kernel-specific code."""
+    names = list(dict.fromkeys(f["name"] for p in s.points for r in p.runs for f in r["profile"]["figures_of_merit"]
+                               if f["name"] != "loop_time"))
+    rows = []
+    for p in s.points:
+        row = [p.configuration, str(p.scale)]
+        for n in names:
+            row.append(number(_mean(p, lambda prof, n=n: next((f["value"] for f in prof["figures_of_merit"]
+                                                               if f["name"] == n), None))))
+        rows.append(row)
+    return ("Figures of merit (mean of the repeats)", ["configuration", s.axis] + names, rows if names else [])
+
+
+def imbalance_table(s: Section) -> Table:
+    names = [r for r in s.regions if r != "total"]
+    rows = []
+    for p in s.points:
+        cells = []
+        for n in names:
+            value = _mean(p, lambda prof, n=n: prof["regions"].get(n, {}).get("imbalance"))
+            cells.append(number(100 * value if value is not None else None, 3))
+        rows.append([p.configuration, str(p.scale)] + cells)
+    return ("Cross-rank imbalance per region, max/avg − 1 [%]", ["configuration", s.axis] + names, rows)
+
+
+def problem(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k not in eff.IGNORED_PARAMS) or "all runs"
+
+
+def efficiency_table(rows: list[eff.Row]) -> Table:
+    def v(x: eff.Value | None) -> str:
+        return str(x) if x else "–"
+
+    varying = {k for k in {k for r in rows for k in r.problem} if len({str(r.problem.get(k)) for r in rows}) > 1}
+
+    def show(params: dict[str, Any]) -> str:
+        return problem({k: v for k, v in params.items() if k in varying} if varying else params)
+
+    body = [[show(r.problem), str(r.nodes), str(r.nt), v(r.e_mt), v(r.e_cache), v(r.e_ni), v(r.e_mp),
+             " / ".join(f"{r.comm_to_comp[who]:.2g}" if who in r.comm_to_comp else "–" for who in eff.ROLES)]
+            for r in rows]
+    return ("Chow & Hysom's efficiency parameters (e_mt, e_cache, e_ni > 1 and e_mp < 1 favour hybrid)",
+            ["problem", "nodes", "nt", "e_mt", "e_cache", "e_ni", "e_mp", "comm/comp mpi/hyb/ser"], body)
+
+
+def _parameters(ev: study_models.ModelEvaluation) -> str:
+    if ev.exact:
+        return "; ".join(f"{n} = {v:.4g}" for f in ev.fits for n, v in zip(f.names, f.estimates)) + \
+            " (exact: as many points as parameters, so no error and no band)"
+    return "; ".join(f"{n} = {v['estimate']:.4g} ± {v['error']:.2g} ({v['percent']:.0f}%)"
+                     for f in ev.fits for n, v in f.as_dict().items())
+
+
+def _model_table(s: Section, ev: study_models.ModelEvaluation) -> Table:
+    kind = "held out (fitted without each configuration's largest core count)" if ev.held_out else \
+        "in-sample (fitted on the points it is evaluated on: a description, not a prediction)"
+    if not ev.rows:
+        return (f"{ev.model}, {kind}: not fitted ({ev.note})", [], [])
+    rows = [[r.configuration, str(r.scale), number(r.measured), number(r.predicted),
+             *((f"{number(r.low)} – {number(r.high)}", "yes" if r.inside else "no")
+               if math.isfinite(r.low) and math.isfinite(r.high) else ("–", "–")),
+             "–" if r.error != r.error else f"{r.error:.1f}%", "fitted" if r.fitted else "predicted"]
+            for r in ev.rows]
+    return (f"{ev.model}, {kind}, minimum times: {_parameters(ev)}",
+            ["configuration", s.axis, "measured", "predicted", "band (±SE)", "in band", "error", "point"], rows)
+
+
+def model_tables(s: Section, cores_per_node: int) -> list[Table]:
+    """The thesis's models fitted on this section — held out first, in-sample beside it — the outlook, and an
+    Extra-P-style PMNF fit of each configuration's loop time."""
+    tables = []
+    for name in study_models.MODELS:
+        for held_out in (True, False):
+            tables.append(_model_table(s, study_models.evaluate(s, cores_per_node, name, held_out)))
+    ahead = study_models.outlook(s, cores_per_node)
+    if ahead:
+        names = list(ahead[0].predicted)
+        rows = [[f"{o.cores}{' (extrapolated)' if o.extrapolated else ''}", *(number(o.predicted.get(n)) for n in names),
+                 o.winner, "–" if o.measured_winner is None else
+                 f"{o.measured_winner} ({'decided' if o.decided else 'undecided'})"] for o in ahead]
+        note = "" if any(o.extrapolated for o in ahead) else \
+            "; not extrapolated: the fit has no degree of freedom left to judge a prediction beyond the data"
+        tables.append(("Outlook: the overall model (6.10, in-sample) predicting each configuration (seconds)" + note,
+                       ["cores", *names, "predicted winner", "measured winner (median rule)"], rows))
+    fits = []
+    for config in dict.fromkeys(p.configuration for p in s.points):
+        pts = [p for p in s.points if p.configuration == config and p.runs]
+        try:
+            h = pmnf.select(np.array([p.cores for p in pts for _ in p.runs], float),
+                            np.array([r["loop_time"] for p in pts for r in p.runs]))
+            fits.append([config, str(len(pts)), h.formula(), f"{h.smape:.2f}%"])
+        except ValueError as err:
+            fits.append([config, str(len(pts)), f"– ({err})", "–"])
+    tables.append(("Empirical model of the loop time, t(p) with p = cores (PMNF, cross-validated)",
+                   ["configuration", "points", "model", "CV SMAPE"], fits))
+    return tables
+
+
+def failed_table(runs: list[dict[str, Any]]) -> Table:
+    rows = [[f"{r['nodes']}×{r['ranks_per_node']}×{r['threads']}", ", ".join(f"{k}={v}" for k, v in r["params"].items()),
+             str(r["repeat"]), r["status"], str(r["exit_code"]), (r["stderr"] or "").strip().splitlines()[-1:][0]
+             if (r["stderr"] or "").strip() else ""] for r in runs if r["status"] != "ok"]
+    return ("Runs that did not succeed (not in any statistic)",
+            ["nodes×ranks×threads", "parameters", "repeat", "status", "exit", "last line of stderr"], rows)

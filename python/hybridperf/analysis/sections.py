@@ -145,7 +145,8 @@ def _speedups(pts: list[Point]) -> None:
     for p in measured:
         p.speedup = base.cores * base.time.mean / p.time.mean
         p.efficiency = p.speedup / p.cores
-        relative = math.hypot(base.time.error / base.time.mean, p.time.error / p.time.mean) if p is not base else 0.0
+        same_run = (p.nodes, p.ranks_per_node, p.threads) == (base.nodes, base.ranks_per_node, base.threads)
+        relative = 0.0 if same_run else math.hypot(base.time.error / base.time.mean, p.time.error / p.time.mean)
         p.speedup_error = p.speedup * relative
 
 

@@ -141,10 +141,13 @@ def evaluate(section: Section, cores_per_node: int, model: str, held_out: bool =
     except (RuntimeError, ValueError) as err:
         return ModelEvaluation(model, [], [], f"{kind}: the fit failed: {err}", held_out)
     centre, low, high = band(function, fits, _xs(pts))
-    trained = {id(x) for x in pure} | ({id(x) for x in others} if second else set())
+    def shape(x) -> tuple[int, int, int]:
+        return x[0].nodes, x[0].ranks_per_node, x[0].threads
+
+    trained = {shape(x) for x in pure} | ({shape(x) for x in others} if second else set())
     rows = [Row(x[0].configuration, x[0].scale, x[1], float(c), float(lo), float(hi),
                 float(percent_error(c, x[1])) if x[1] else float("nan"),
-                bool(lo <= x[1] <= hi) if np.isfinite(lo) else False, id(x) in trained)
+                bool(lo <= x[1] <= hi) if np.isfinite(lo) else False, shape(x) in trained)
             for x, c, lo, hi in zip(pts, centre, low, high)]
     return ModelEvaluation(model, fits, rows, held_out=held_out)
 

@@ -49,11 +49,12 @@ def lead_text(j: Judgement | None) -> str:
 
 def verdict_sentence(v: Verdict, axis: str) -> str:
     """One line of the headline: who wins at this scale, by how much, and whether the repeats can tell."""
+    where = f"At {v.scale} {axis[:-1] if v.scale == 1 else axis}"
     if v.runner_up is None:
-        return f"At {v.scale} {axis}: {v.winner} is the only shape measured."
+        return f"{where}: {v.winner} is the only shape measured."
     state = ("decided: the 90% interval of the lead lies above zero" if v.decided else
              "undecided: the 90% interval of the lead reaches zero, so the repeats cannot tell the two apart")
-    return (f"At {v.scale} {axis}: {v.winner} is fastest by median loop time; {v.runner_up} takes "
+    return (f"{where}: {v.winner} is fastest by median loop time; {v.runner_up} takes "
             f"{lead_text(v.lead)} longer — {state}.")
 
 

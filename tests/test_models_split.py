@@ -104,9 +104,9 @@ def test_on_merlin_the_thesis_inputs_give_its_finding_and_say_how_robust_it_is()
         v = recommend(merlin, problem, nodes)
         assert (v.winner.ranks_per_node, v.winner.threads) == (8, 1) and v.confidence > 0.9
     moves = sensitivity(merlin, problem, 64)
-    value, up, down = moves["threading loss (1 - e_mt)"]
-    assert up is None and 2 < 1 / down < 100 and "Tables 4.6/4.7" in value
-    assert moves["time per byte between nodes"][1] > 2 and "assumed" in moves["time per byte between nodes"][0]
+    loss = moves["threading loss (1 - e_mt)"]
+    assert loss.up is None and 2 < 1 / loss.down < 100 and "Tables 4.6/4.7" in loss.value
+    assert moves["time per byte between nodes"].up > 2 and "assumed" in moves["time per byte between nodes"].value
 
 
 def test_sensitivity_finds_the_factor_where_the_winner_changes():
@@ -114,9 +114,24 @@ def test_sensitivity_finds_the_factor_where_the_winner_changes():
     c = cluster(alpha_inter=20e-6, par_overhead=lambda threads: 2e-6)
     md = replace(MD, thread_efficiency=ThreadEfficiency.from_loss(0.02, [2, 4, 8], "test"))
     base = recommend(c, md, 16, draws=1).winner
-    _, up, down = sensitivity(c, md, 16)["latency between nodes"]
-    factor = up or down
+    move = sensitivity(c, md, 16)["latency between nodes"]
+    up, factor = move.up, move.up or move.down
     assert factor is not None
     before = recommend(replace(c, alpha_inter=c.alpha_inter * factor / (1.01 if up else 0.99)), md, 16, draws=1).winner
     after = recommend(replace(c, alpha_inter=c.alpha_inter * factor * (1.01 if up else 0.99)), md, 16, draws=1).winner
     assert before == base and after != base
+
+
+def test_an_assumed_lossless_threading_gets_the_loss_that_would_change_the_answer():
+    """Zero cannot be scaled; instead the smallest loss per extra thread at which another split wins, and at that
+    loss (and not just below it) the winner really changes."""
+    c = cluster(alpha_inter=20e-6, par_overhead=lambda threads: 2e-6)
+    base = recommend(c, MD, 16, draws=1).winner
+    loss = sensitivity(c, MD, 16)["threading loss (1 - e_mt)"].loss
+    assert loss is not None and 0 < loss < 1
+
+    def winner(at):
+        eff = ThreadEfficiency.from_loss(at, [2, 4, 8], "x")
+        return recommend(c, replace(MD, thread_efficiency=eff), 16, draws=1).winner
+
+    assert winner(loss * 0.99) == base and winner(loss * 1.01) != base

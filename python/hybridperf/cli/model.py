@@ -242,13 +242,13 @@ def _sensitivity_table(c, problem, counts: list[int]) -> Table:
         table.add_column(col, justify="left" if col in ("input", "value; source") else "right")
     verdicts = {n: split.sensitivity(c, problem, n) for n in counts}
     for name in verdicts[counts[0]]:
-        value = verdicts[counts[0]][name][0]
         cells = []
         for n in counts:
-            _, up, down = verdicts[n][name]
-            moves = [f"×{up:.3g}" if up else "", f"÷{1 / down:.3g}" if down else ""]
+            move = verdicts[n][name]
+            moves = [f"×{move.up:.3g}" if move.up else "", f"÷{1 / move.down:.3g}" if move.down else "",
+                     f"loss ≥ {100 * move.loss:.2g}%/thread" if move.loss else ""]
             cells.append(" ".join(m for m in moves if m) or "–")
-        table.add_row(name, value, *cells)
+        table.add_row(name, verdicts[counts[0]][name].value, *cells)
     return table
 
 

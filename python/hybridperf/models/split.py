@@ -270,30 +270,49 @@ def _winner(cluster: Cluster, problem: Problem, nodes: int) -> tuple[int, int]:
     return best.ranks_per_node, best.threads
 
 
-def _threshold(changes: Callable[[float], bool], upward: bool) -> float | None:
-    """The factor nearest 1 (within MOVES) at which the answer changes, moving up or down; None if it does not."""
-    grid = [MOVES ** (k / 40) for k in range(1, 41)]
-    previous = 1.0
-    for f in grid:
-        factor = f if upward else 1 / f
-        if changes(factor):
-            low, high = previous, factor  # bisect in log space between the last unchanged and the first changed
+def _first_change(values: list[float], changes: Callable[[float], bool], start: float) -> float | None:
+    """Walking `values` away from `start` (where the answer is the base one), the value nearest `start` at which the
+    answer changes, refined by bisection between it and the last unchanged value; None if none changes it."""
+    previous = start
+    for value in values:
+        if changes(value):
+            low, high = previous, value
             for _ in range(30):
-                mid = math.sqrt(low * high)
+                mid = math.sqrt(low * high) if low > 0 and high > 0 else (low + high) / 2
                 low, high = (low, mid) if changes(mid) else (mid, high)
             return high
-        previous = factor
+        previous = value
     return None
 
 
-def sensitivity(cluster: Cluster, problem: Problem, nodes: int) -> dict[str, tuple[str, float | None, float | None]]:
-    """For every input: (its value and source, the factor above 1 and the factor below 1 that would make another
-    split win at this node count — None where no factor within MOVES does)."""
+@dataclass(frozen=True)
+class Move:
+    """How far one input must move for another split to win at a node count."""
+
+    value: str  # the input's value and where it comes from
+    up: float | None  # the factor above 1 that changes the winner (None: none within MOVES)
+    down: float | None  # the factor below 1 that does
+    loss: float | None = None  # where threads are assumed to lose nothing: the loss per extra thread that does
+
+
+def sensitivity(cluster: Cluster, problem: Problem, nodes: int) -> dict[str, Move]:
+    """For every input, how far it would have to move for another split to win at this node count. A threading
+    loss assumed to be zero cannot be scaled: for it, the smallest loss per extra thread that changes the winner."""
     base = _winner(cluster, problem, nodes)
+    grid = [MOVES ** (k / 40) for k in range(1, 41)]
     out = {}
     for name, (value, vary) in _variants(cluster, problem).items():
         def changes(f: float, vary=vary) -> bool:
             return _winner(*vary(f), nodes) != base
 
-        out[name] = (value, _threshold(changes, True), _threshold(changes, False))
+        out[name] = Move(value, _first_change(grid, changes, 1.0), _first_change([1 / f for f in grid], changes, 1.0))
+    if not problem.thread_efficiency.points:
+        threads = sorted({s.threads for s in splits_of(cluster, nodes)} - {1})
+
+        def lossy(loss: float) -> bool:
+            eff = ThreadEfficiency.from_loss(loss, threads, "")
+            return _winner(cluster, replace(problem, thread_efficiency=eff), nodes) != base
+
+        name = "threading loss (1 - e_mt)"
+        out[name] = replace(out[name], loss=_first_change([1e-4 * 1e4 ** (k / 40) for k in range(41)], lossy, 0.0))
     return out

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what hybridperf needs on a fresh Debian/Ubuntu machine, then builds it.
-#   scripts/bootstrap.sh           MPI, compilers with OpenMP, hwloc, CMake, a Python venv; build
+#   scripts/bootstrap.sh           MPI, compilers with OpenMP, hwloc, CMake, SimGrid, a Python venv; build
 #   scripts/bootstrap.sh --test    also what the tests use: LAMMPS to compare against, and Slurm + munge
 #                                  for a one-node cluster on localhost (scripts/slurm-local.sh)
 # System packages are installed only when missing (apt-get, as root or through sudo); the Python
@@ -22,7 +22,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 # command that must exist -> Debian package that provides it
 declare -A needs=(
   [cmake]=cmake [make]=make [gcc]=gcc [mpicc]=libopenmpi-dev [mpirun]=openmpi-bin
-  [lstopo-no-graphics]=hwloc [python3]=python3
+  [lstopo-no-graphics]=hwloc [python3]=python3 [smpirun]=libsimgrid-dev
 )
 [ "$with_test_peers" = 1 ] && needs[lmp]=lammps
 missing=()

@@ -55,7 +55,8 @@ def test_recommend_on_merlin_from_the_thesis_inputs():
     assert all(rows[n][4] == "8r×1t" for n in ("1", "8", "64"))
     assert "the winner changes" not in out.stdout
     assert "What would change the answer" in out.stdout
-    for source in ("thesis Table 4.8", "thesis Tables 4.6/4.7", "1.5 GB/s; assumed", "1.92 us at 8 threads"):
+    for source in ("thesis Table 4.8", "thesis Tables 4.6/4.7", "2.5 GB/s; measured or published",
+                   "4 GB/s; assumed", "1.92 us at 8 threads"):
         assert source in out.stdout.replace("\n", " ")
 
 

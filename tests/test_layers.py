@@ -13,13 +13,14 @@ PACKAGE = Path(__file__).parents[1] / "python" / "hybridperf"
 ALLOWED = {
     "shapes": set(),
     "profile": set(),
+    "cluster": set(),
     "analysis": {"shapes", "profile"},
-    "models": {"analysis", "shapes", "profile"},
+    "models": {"analysis", "shapes", "profile", "cluster"},
     "report": {"analysis", "models", "shapes", "profile"},
     "store": {"shapes", "profile"},
     "launch": {"shapes", "profile"},
     "study": {"launch", "store", "analysis", "shapes", "profile"},
-    "cli": {"study", "launch", "store", "analysis", "models", "report", "shapes", "profile"},
+    "cli": {"study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster"},
 }
 
 

@@ -92,13 +92,13 @@ def test_merlin_md_inputs_come_from_the_thesis_tables():
     problem = presets.md_problem_on()
     assert problem.work_seconds == pytest.approx(rate * 16_384_000 * 500)
     assert dict(problem.thread_efficiency.points) == {4: pytest.approx(1 - 0.0710), 8: pytest.approx(1 - 0.04765)}
-    assert PRESETS["merlin"].par_overhead(8) == pytest.approx(1.9212088e-6)
+    assert PRESETS["merlin"].par_overhead(8) == pytest.approx(1.92e-6)  # Table 3.1, as clusters/merlin.yaml gives it
 
 
 def test_on_merlin_the_thesis_inputs_give_its_finding_and_say_how_robust_it_is():
     """The thesis (§4.3.2): on Infiniband pure MPI is fastest at every core count. With its own published inputs the
     model agrees from 1 to 64 nodes, and the sensitivity says how far each input would have to move: the threading
-    loss would have to shrink several-fold, the assumed inter-node bandwidth fall many-fold."""
+    loss would have to shrink several-fold, the inter-node bandwidth fall many-fold, the assumed on-node one too."""
     merlin, problem = PRESETS["merlin"], presets.md_problem_on()
     for nodes in (1, 8, 64):
         v = recommend(merlin, problem, nodes)
@@ -106,7 +106,8 @@ def test_on_merlin_the_thesis_inputs_give_its_finding_and_say_how_robust_it_is()
     moves = sensitivity(merlin, problem, 64)
     loss = moves["threading loss (1 - e_mt)"]
     assert loss.up is None and 2 < 1 / loss.down < 100 and "Tables 4.6/4.7" in loss.value
-    assert moves["time per byte between nodes"].up > 2 and "assumed" in moves["time per byte between nodes"].value
+    assert moves["time per byte between nodes"].up > 2 and "published" in moves["time per byte between nodes"].value
+    assert moves["time per byte within a node"].up > 2 and "assumed" in moves["time per byte within a node"].value
 
 
 def test_sensitivity_finds_the_factor_where_the_winner_changes():

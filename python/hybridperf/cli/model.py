@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from hybridperf.cli.ui import console, fail
+from hybridperf.cluster import names as cluster_names
 from hybridperf.models import dlpoly, pmnf
 
 model_app = typer.Typer(help="Performance models: fit, evaluate, predict, recommend.", no_args_is_help=True)
@@ -139,11 +140,12 @@ def _study(results_dir: Path, study_name: str | None):
 
 
 DEFAULT_SECONDS_PER_UNIT = {"md": 150e-9, "spmv": 40e-9}  # per atom-step / row-call: assumed, a 2010s core
+CLUSTER_NAMES = cluster_names()
 
 
 @model_app.command("recommend")
 def recommend_command(
-    cluster: Annotated[str, typer.Option(help="merlin, stella, cseem64t-infinipath, cseem64t-gige, or this "
+    cluster: Annotated[str, typer.Option(help=f"A description of clusters/ ({', '.join(CLUSTER_NAMES)}), or this "
                                               "(this machine, calibrated with --calibration).")] = "this",
     kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape.")] = "md",
     size: Annotated[Optional[int], typer.Option(help="md: fcc cells per side (4 s^3 atoms); spmv: n (brick "

@@ -1,44 +1,40 @@
-"""Cluster presets: the thesis's machines (seed-spec §A.11, §C) with what the seeds publish about them.
+"""Cluster presets of the split model, built from the descriptions in clusters/ (hybridperf.cluster): the thesis's
+machines and Chow & Hysom's IBM SP, each figure with its source or marked assumed.
 
-Used as published: cores and sockets per node, node counts, Merlin's 1.8 us Infiniband latency, and EPCC's
-PARALLEL FOR overhead measured on Merlin (Table 3.1), scaled with log2 of the thread count (the other
-presets' nodes are of the same Xeon generation). Everything else is a typical figure of that hardware
-generation and is marked assumed (`Cluster.assumed`); `hybridperf model recommend` prints, for every input,
-how far it would have to move to change the answer. For the MD problem the thesis also publishes what a
-Merlin core computes per atom-step (Table 4.8) and how much its force loop loses to threads (Tables
-4.6/4.7): `md_problem_on` uses both."""
+A figure a description marks assumed is marked so in the Cluster too (`Cluster.assumed`), and
+`hybridperf model recommend` prints how far every input would have to move to change the answer. For the MD
+problem the thesis also publishes what a Merlin core computes per atom-step (Table 4.8) and how much its
+force loop loses to threads (Tables 4.6/4.7): `md_problem_on` uses both."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+from hybridperf import cluster
 from hybridperf.models import published
-from hybridperf.models.split import Cluster, Problem, ThreadEfficiency, md_problem
+from hybridperf.models.split import Cluster, md_problem, Problem, ThreadEfficiency
 
-SHARED_MEMORY = dict(alpha_intra=0.5e-6, beta_intra=1 / 4e9)  # assumption: MPI within a 2008-era node
-ASSUMED_ON_NODE = frozenset({"alpha_intra", "beta_intra"})
-FORK_JOIN = dict(par_overhead=published.merlin_fork_join)
 
-PRESETS = {
-    "merlin": Cluster("Merlin", 256, 8, 2, alpha_inter=1.8e-6, beta_inter=1 / 1.5e9, **SHARED_MEMORY, **FORK_JOIN,
-                      source="thesis §3.1: 256 nodes, 2 x quad-core Xeon E5472, Infiniband with 1.8 us latency; "
-                             "bandwidth 1.5 GB/s assumed (DDR Infiniband); fork/join from Table 3.1",
-                      assumed=ASSUMED_ON_NODE | {"beta_inter"}),
-    "stella": Cluster("Stella", 16, 8, 2, alpha_inter=12e-6, beta_inter=1 / 1.1e9, **SHARED_MEMORY, **FORK_JOIN,
-                      source="thesis Table 3.4: 8-core nodes (2 x quad-core), 10 Gigabit Ethernet; latency 12 us and "
-                             "1.1 GB/s assumed; fork/join from Merlin's Table 3.1",
-                      assumed=ASSUMED_ON_NODE | {"alpha_inter", "beta_inter"}),
-    "cseem64t-infinipath": Cluster("CSEEM64T (Infinipath)", 32, 4, 2, alpha_inter=1.3e-6, beta_inter=1 / 0.9e9,
-                                   **SHARED_MEMORY, **FORK_JOIN,
-                                   source="thesis §3.1: 32 nodes, 2 x dual-core Xeon 5160, Infinipath; 1.3 us and "
-                                          "0.9 GB/s assumed; fork/join from Merlin's Table 3.1",
-                                   assumed=ASSUMED_ON_NODE | {"alpha_inter", "beta_inter"}),
-    "cseem64t-gige": Cluster("CSEEM64T (GigE)", 32, 4, 2, alpha_inter=50e-6, beta_inter=1 / 110e6, **SHARED_MEMORY,
-                             **FORK_JOIN,
-                             source="thesis §3.1: the same nodes over Gigabit Ethernet; 50 us and 110 MB/s assumed; "
-                                    "fork/join from Merlin's Table 3.1",
-                             assumed=ASSUMED_ON_NODE | {"alpha_inter", "beta_inter"}),
-}
+def from_description(spec: cluster.ClusterSpec) -> Cluster:
+    """The split model's view of a description: latency and time per byte between and within nodes, and the
+    fork/join cost scaled from the thread count it was measured at with log2 T (a tree barrier)."""
+    figure = spec.fork_join
+
+    def fork_join(threads: int) -> float:
+        return figure.value * math.log2(max(threads, 2)) / math.log2(spec.fork_join_threads)
+
+    fields = {"alpha_inter": spec.latency, "beta_inter": spec.bandwidth, "alpha_intra": spec.intra_latency,
+              "beta_intra": spec.intra_bandwidth, "par_overhead": spec.fork_join}
+    assumed = frozenset(name for name, f in fields.items() if f.assumed)
+    named = ", ".join(f"{n} {f.text}" for n, f in spec.figures().items() if f.assumed)
+    source = f"clusters/{spec.key}.yaml: {spec.description}" + (f"; assumed: {named}" if named else "")
+    return Cluster(spec.name, spec.nodes, spec.cores_per_node, spec.sockets, alpha_inter=spec.latency.value,
+                   beta_inter=1 / spec.bandwidth.value, alpha_intra=spec.intra_latency.value,
+                   beta_intra=1 / spec.intra_bandwidth.value, par_overhead=fork_join, source=source, assumed=assumed)
+
+
+PRESETS = {name: from_description(cluster.load(name)) for name in cluster.names()}
 THESIS_SMALL_SIZE, THESIS_STEPS = 160, 500  # 4 x 160^3 = 16,384,000 atoms, the thesis's small simulation
 
 

@@ -2,20 +2,17 @@
 
 - The MD code's shared-memory overheads in `force` on Merlin (thesis Tables 4.6/4.7): the multithreading
   efficiency e_mt(T) = 1 - (hybrid - pure MPI) / hybrid for T = 4 (hybrid-2) and T = 8 (hybrid-1);
-- its time per routine on Merlin (Table 4.8): the computation per atom-step of a core;
-- EPCC's PARALLEL FOR overhead on Merlin (Table 3.1, seed-spec §C.8): 1.92 us at 8 threads.
+- its time per routine on Merlin (Table 4.8): the computation per atom-step of a core.
+(EPCC's PARALLEL FOR overhead on Merlin, Table 3.1, is in the cluster's description, clusters/merlin.yaml.)
 """
 
 from __future__ import annotations
 
 import csv
-import math
 import statistics
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[3] / "data"
-MERLIN_PARALLEL_FOR_S = 1.9212088e-6  # thesis Table 3.1: PARALLEL FOR overhead, 8 threads, Merlin
-MERLIN_PARALLEL_FOR_THREADS = 8
 COMPUTATION = ("Forces", "MoveA", "MoveB", "Hloop")  # Table 4.8's routines that compute (Movout and Sum talk)
 
 
@@ -49,8 +46,3 @@ def merlin_md_seconds_per_atom_step(path: Path = DATA / "thesis-table4.8-merlin-
             and r["routine"] in COMPUTATION]
     atoms, steps = int(mine[0]["atoms"]), int(mine[0]["steps"])
     return sum(float(r["seconds"]) for r in mine) * cores / (atoms * steps)
-
-
-def merlin_fork_join(threads: int) -> float:
-    """Table 3.1's PARALLEL FOR overhead, scaled to other thread counts with log2 T (a tree barrier)."""
-    return MERLIN_PARALLEL_FOR_S * math.log2(max(threads, 2)) / math.log2(MERLIN_PARALLEL_FOR_THREADS)

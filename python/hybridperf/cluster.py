@@ -1,0 +1,210 @@
+"""Cluster descriptions: `clusters/NAME.yaml` — nodes, sockets and cores, the network between nodes and the MPI
+transport within one, the fork/join cost of OpenMP — each figure with where it comes from, or marked assumed.
+
+One description serves two users: the split model's presets (models.presets) and SimGrid, for which
+`platform_xml` writes a platform (one <cluster>: each node a host with its cores, a private link per node of
+the network's latency and bandwidth, the loopback link for ranks on one node, and the topology). Figures use
+SimGrid's units ("1.8us", "20Gbps", "4GBps"), so a description reads as the platform will. Pure functions but
+`load`, which reads the file.
+
+    name: Merlin
+    nodes: 256
+    sockets: 2
+    cores_per_socket: 4
+    network:
+      latency: {value: 1.8us, source: "thesis §3.1"}
+      bandwidth: {value: 20Gbps, source: "thesis §3.1: 20 Gb/s Infiniband"}
+      topology: {kind: star, assumed: true}          # star | fat-tree (levels, down, up, parallel) | torus (dims)
+    intra_node:
+      latency: {value: 0.5us, assumed: true}
+      bandwidth: {value: 4GBps, assumed: true}
+    fork_join: {value: 1.92us, threads: 8, source: "thesis Table 3.1"}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+import yaml
+
+CLUSTERS = Path(__file__).resolve().parents[2] / "clusters"
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+RATE_UNITS = {"Bps": 1.0, "kBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
+              "bps": 1 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8}
+TOPOLOGIES = ("star", "fat-tree", "torus")
+KEYS = {"name", "description", "nodes", "sockets", "cores_per_socket", "network", "intra_node", "fork_join"}
+
+
+class ClusterError(ValueError):
+    """A description that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number of a description, in SI units (seconds, bytes per second), with its provenance."""
+
+    text: str  # as written: "1.8us"
+    value: float
+    source: str  # where it comes from; for an assumed figure, why it is what it is
+    assumed: bool
+
+
+@dataclass(frozen=True)
+class Topology:
+    kind: str  # star | fat-tree | torus
+    parameters: tuple[int, ...]  # fat-tree: levels, then down, up, parallel per level; torus: dims
+    source: str
+    assumed: bool
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    key: str  # the file's stem: "merlin"
+    name: str
+    description: str
+    nodes: int
+    sockets: int
+    cores_per_socket: int
+    latency: Figure
+    bandwidth: Figure
+    topology: Topology
+    intra_latency: Figure
+    intra_bandwidth: Figure
+    fork_join: Figure
+    fork_join_threads: int
+
+    @property
+    def cores_per_node(self) -> int:
+        return self.sockets * self.cores_per_socket
+
+    def figures(self) -> dict[str, Figure]:
+        return {"network latency": self.latency, "network bandwidth": self.bandwidth,
+                "latency within a node": self.intra_latency, "bandwidth within a node": self.intra_bandwidth,
+                f"fork/join at {self.fork_join_threads} threads": self.fork_join}
+
+
+def quantity(text: Any, units: dict[str, float], what: str) -> float:
+    """'1.8us' -> 1.8e-6 (units: TIME_UNITS or RATE_UNITS); ValueError naming what is wrong."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]+)\s*", str(text))
+    if not match or match[2] not in units:
+        raise ValueError(f"{what} must be a number with a unit of {', '.join(units)}, got {text!r}")
+    value = float(match[1]) * units[match[2]]
+    if value <= 0:
+        raise ValueError(f"{what} must be above zero, got {text!r}")
+    return value
+
+
+def _figure(entry: Any, units: dict[str, float], where: str) -> Figure:
+    if not isinstance(entry, dict) or "value" not in entry:
+        raise ValueError(f"{where} must be a mapping with a value and a source (or assumed: true)")
+    unknown = set(entry) - {"value", "source", "assumed", "threads"}
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} (value, source, assumed)")
+    assumed = entry.get("assumed", False)
+    if not isinstance(assumed, bool) or (not assumed and not entry.get("source")):
+        raise ValueError(f"{where}: say where the figure comes from (source: ...) or mark it assumed: true")
+    return Figure(str(entry["value"]), quantity(entry["value"], units, where), str(entry.get("source", "")), assumed)
+
+
+def _topology(entry: Any, nodes: int, where: str) -> Topology:
+    if not isinstance(entry, dict) or entry.get("kind") not in TOPOLOGIES:
+        raise ValueError(f"{where}.kind must be one of {', '.join(TOPOLOGIES)}")
+    parameters = tuple(entry.get("parameters", ()))
+    if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in parameters):
+        raise ValueError(f"{where}.parameters must be whole numbers of at least 1")
+    kind = entry["kind"]
+    if kind == "torus" and (not parameters or _product(parameters) != nodes):
+        raise ValueError(f"{where}: a torus's dimensions must multiply to the {nodes} nodes")
+    if kind == "fat-tree" and (len(parameters) < 4 or len(parameters) != 1 + 3 * parameters[0]):
+        raise ValueError(f"{where}: a fat tree's parameters are levels, then down, up and parallel links per level")
+    if kind == "fat-tree" and _product(parameters[1:1 + parameters[0]]) != nodes:
+        raise ValueError(f"{where}: a fat tree's down-links per level must multiply to the {nodes} nodes")
+    assumed = entry.get("assumed", False)
+    if not assumed and not entry.get("source"):
+        raise ValueError(f"{where}: say where the topology comes from (source: ...) or mark it assumed: true")
+    return Topology(kind, parameters, str(entry.get("source", "")), bool(assumed))
+
+
+def _product(values: tuple[int, ...]) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def parse(text: str, key: str, source: str = "<cluster>") -> ClusterSpec:
+    """A validated description; ClusterError names the file and the key that is wrong."""
+    try:
+        data = yaml.safe_load(text)
+        if not isinstance(data, dict):
+            raise ValueError("a cluster description is a mapping (name, nodes, sockets, cores_per_socket, ...)")
+        unknown = set(data) - KEYS
+        if unknown:
+            raise ValueError(f"unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(KEYS))})")
+        counts = {}
+        for name in ("nodes", "sockets", "cores_per_socket"):
+            value = data.get(name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+            counts[name] = value
+        network, intra = data.get("network") or {}, data.get("intra_node") or {}
+        fork_join = data.get("fork_join") or {}
+        threads = fork_join.get("threads")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 2:
+            raise ValueError("fork_join.threads must be the thread count it was measured at (2 or more)")
+        return ClusterSpec(
+            key, str(data.get("name", key)), str(data.get("description", "")), **counts,
+            latency=_figure(network.get("latency"), TIME_UNITS, "network.latency"),
+            bandwidth=_figure(network.get("bandwidth"), RATE_UNITS, "network.bandwidth"),
+            topology=_topology(network.get("topology"), counts["nodes"], "network.topology"),
+            intra_latency=_figure(intra.get("latency"), TIME_UNITS, "intra_node.latency"),
+            intra_bandwidth=_figure(intra.get("bandwidth"), RATE_UNITS, "intra_node.bandwidth"),
+            fork_join=_figure(fork_join, TIME_UNITS, "fork_join"), fork_join_threads=threads)
+    except (ValueError, yaml.YAMLError) as err:
+        raise ClusterError(f"{source}: {err}") from None
+
+
+def names(directory: Path = CLUSTERS) -> list[str]:
+    return sorted(p.stem for p in directory.glob("*.yaml"))
+
+
+def load(name: str, directory: Path = CLUSTERS) -> ClusterSpec:
+    path = directory / f"{name}.yaml"
+    if not path.is_file():
+        raise ClusterError(f"unknown cluster '{name}': the descriptions in {directory} are {', '.join(names(directory))}")
+    return parse(path.read_text(), name, str(path))
+
+
+def host_names(spec: ClusterSpec) -> list[str]:
+    """The platform's hosts, one per node, as SMPI hostfiles name them."""
+    return [f"{spec.key}-{k}" for k in range(spec.nodes)]
+
+
+def platform_xml(spec: ClusterSpec) -> str:
+    """A SimGrid platform (version 4.1) for the description. Host speed is a placeholder (1 Gflop/s): the
+    compute a simulation replays is given in seconds by hybridperf's compute model, not in flops."""
+    attributes = {
+        "id": spec.key, "prefix": f"{spec.key}-", "suffix": "", "radical": f"0-{spec.nodes - 1}", "speed": "1Gf",
+        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text, "lat": spec.latency.text,
+        "loopback_bw": spec.intra_bandwidth.text, "loopback_lat": spec.intra_latency.text,
+    }
+    if spec.topology.kind == "fat-tree":
+        p = spec.topology.parameters
+        levels = p[0]
+        groups = [",".join(map(str, p[1 + k * levels:1 + (k + 1) * levels])) for k in range(3)]
+        attributes |= {"topology": "FAT_TREE", "topo_parameters": f"{levels};{';'.join(groups)}"}
+    elif spec.topology.kind == "torus":
+        attributes |= {"topology": "TORUS", "topo_parameters": ",".join(map(str, spec.topology.parameters))}
+    cluster = " ".join(f"{k}={quoteattr(v)}" for k, v in attributes.items())
+    return ("<?xml version='1.0'?>\n"
+            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            f"<!-- {spec.name}: written by hybridperf from clusters/{spec.key}.yaml -->\n"
+            "<platform version=\"4.1\">\n"
+            "  <zone id=\"world\" routing=\"Full\">\n"
+            f"    <cluster {cluster}/>\n"
+            "  </zone>\n"
+            "</platform>\n")

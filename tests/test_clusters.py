@@ -1,0 +1,152 @@
+"""Cluster descriptions (clusters/*.yaml): every figure sourced or marked assumed, one source for the split
+model's presets, and SimGrid platforms that SMPI itself runs with the latency and bandwidth described."""
+
+import shutil
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from hybridperf import cluster
+from hybridperf.models.presets import PRESETS
+
+HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
+SMPI = shutil.which("smpicc") and shutil.which("smpirun")
+
+TWO_NODES = textwrap.dedent("""\
+    name: Two nodes
+    nodes: 2
+    sockets: 1
+    cores_per_socket: 2
+    network:
+      latency: {value: LATENCY, source: test}
+      bandwidth: {value: 1GBps, source: test}
+      topology: {kind: star, source: test}
+    intra_node:
+      latency: {value: 0.5us, source: test}
+      bandwidth: {value: 4GBps, source: test}
+    fork_join: {value: 1us, threads: 2, source: test}
+    """)
+
+
+def test_every_shipped_description_is_valid_and_sourced():
+    assert {"merlin", "stella", "cseem64t-infinipath", "cseem64t-gige", "ibm-sp"} <= set(cluster.names())
+    for name in cluster.names():
+        spec = cluster.load(name)
+        for figure in spec.figures().values():
+            assert figure.assumed or figure.source, (name, figure)
+
+
+def test_merlin_is_as_the_thesis_describes_it():
+    merlin = cluster.load("merlin")
+    assert (merlin.nodes, merlin.cores_per_node) == (256, 8)
+    assert merlin.latency.value == pytest.approx(1.8e-6) and not merlin.latency.assumed
+    assert merlin.bandwidth.value == pytest.approx(20e9 / 8) and not merlin.bandwidth.assumed
+    assert merlin.intra_latency.assumed and merlin.intra_bandwidth.assumed
+
+
+def test_the_presets_are_the_descriptions():
+    for name, preset in PRESETS.items():
+        spec = cluster.load(name)
+        assert (preset.nodes, preset.cores_per_node) == (spec.nodes, spec.cores_per_node)
+        assert preset.alpha_inter == spec.latency.value and preset.beta_inter == pytest.approx(1 / spec.bandwidth.value)
+        assert preset.par_overhead(spec.fork_join_threads) == pytest.approx(spec.fork_join.value)
+        assert ("beta_inter" in preset.assumed) == spec.bandwidth.assumed
+
+
+@pytest.mark.parametrize("text,unit,value", [("1.8us", cluster.TIME_UNITS, 1.8e-6), ("20Gbps", cluster.RATE_UNITS, 2.5e9),
+                                             ("4GBps", cluster.RATE_UNITS, 4e9), ("42.9MBps", cluster.RATE_UNITS, 4.29e7)])
+def test_units_are_simgrids(text, unit, value):
+    assert cluster.quantity(text, unit, "x") == pytest.approx(value)
+
+
+@pytest.mark.parametrize("change,message", [
+    (("LATENCY", "fast"), "network.latency must be a number with a unit"),
+    (("{value: LATENCY, source: test}", "{value: 2us}"), "network.latency: say where the figure comes from"),
+    (("nodes: 2", "nodes: 0"), "nodes must be a whole number of at least 1"),
+    (("kind: star", "kind: ring"), "network.topology.kind must be one of star, fat-tree, torus"),
+    (("kind: star", "kind: torus, parameters: [3]"), "a torus's dimensions must multiply to the 2 nodes"),
+    (("name: Two nodes", "name: x\nspeed: 3"), "unknown key 'speed'"),
+])
+def test_bad_descriptions_name_what_is_wrong(change, message):
+    with pytest.raises(cluster.ClusterError, match=message):
+        cluster.parse(TWO_NODES.replace(*change).replace("LATENCY", "2us"), "two", "two.yaml")
+
+
+def test_platform_xml_has_the_described_cluster():
+    merlin = cluster.load("merlin")
+    root = ET.fromstring(cluster.platform_xml(merlin).split("\n", 2)[2])
+    node = root.find("zone/cluster")
+    assert node.get("radical") == "0-255" and node.get("core") == "8"
+    assert (node.get("lat"), node.get("bw"), node.get("loopback_lat")) == ("1.8us", "20Gbps", "0.5us")
+    fat = cluster.parse(TWO_NODES.replace("LATENCY", "2us").replace("kind: star", "kind: fat-tree, parameters: [1, 2, 1, 1]"),
+                        "fat")
+    assert 'topology="FAT_TREE" topo_parameters="1;2;1;1"' in cluster.platform_xml(fat)
+
+
+def test_cli_lists_shows_and_writes_platforms(tmp_path):
+    assert "merlin" in subprocess.run([*HYBRIDPERF, "cluster", "list"], capture_output=True, text=True).stdout
+    shown = subprocess.run([*HYBRIDPERF, "cluster", "show", "stella"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "assumed" in shown.stdout and "Arista" in shown.stdout.replace("\n", " ")
+    out = tmp_path / "m.xml"
+    made = subprocess.run([*HYBRIDPERF, "cluster", "platform", "merlin", "--out", out], capture_output=True, text=True)
+    assert made.returncode == 0 and out.read_text() == cluster.platform_xml(cluster.load("merlin"))
+    bad = subprocess.run([*HYBRIDPERF, "cluster", "show", "nosuch"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown cluster 'nosuch'" in bad.stderr
+
+
+PINGPONG = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, n = atoi(argv[1]);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char *buf = calloc(n, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (rank == 0) {
+        MPI_Send(buf, n, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(buf, n, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("%.12e\n", (MPI_Wtime() - t0) / 2);
+    } else {
+        MPI_Recv(buf, n, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, n, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
+"""
+# SMPI's calibrated piecewise factors off, so that the platform's own figures are what a message costs
+EXACT = ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1", "--cfg=network/crosstraffic:0"]
+
+
+@pytest.mark.skipif(not SMPI, reason="SimGrid's smpicc/smpirun missing: apt-get install libsimgrid-dev")
+def test_smpi_runs_on_the_platform_with_the_described_network(tmp_path):
+    """A ping-pong under SMPI on generated platforms: a megabyte costs its bytes over the described bandwidth
+    between nodes (and over the loopback's within one), and what a one-byte message costs grows linearly with the
+    described latency (each doubling of the latency adds twice what the previous one added)."""
+    source, exe = tmp_path / "pp.c", tmp_path / "pp"
+    source.write_text(PINGPONG)
+    subprocess.run(["smpicc", "-O2", str(source), "-o", str(exe)], check=True, capture_output=True)
+
+    def one_way(latency: str, size: int, same_node: bool) -> float:
+        spec = cluster.parse(TWO_NODES.replace("LATENCY", latency), "two")
+        platform, hosts = tmp_path / f"p{latency}.xml", tmp_path / "hosts"
+        platform.write_text(cluster.platform_xml(spec))
+        names = cluster.host_names(spec)
+        hosts.write_text(f"{names[0]}\n{names[0] if same_node else names[1]}\n")
+        out = subprocess.run(["smpirun", "-np", "2", "-platform", str(platform), "-hostfile", str(hosts), *EXACT,
+                              str(exe), str(size)], capture_output=True, text=True, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return float(out.stdout.split()[-1])
+
+    assert one_way("2us", 10**6, False) - one_way("2us", 1, False) == pytest.approx(10**6 / 1e9, rel=1e-6)
+    assert one_way("2us", 10**6, True) - one_way("2us", 1, True) == pytest.approx(10**6 / 4e9, rel=1e-6)
+    t2, t4, t8 = (one_way(latency, 1, False) for latency in ("2us", "4us", "8us"))
+    assert t8 - t4 == pytest.approx(2 * (t4 - t2), abs=1e-9)  # SMPI computes times to a nanosecond

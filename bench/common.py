@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
 from hybridperf.analysis.verdicts import Band, Judgement  # noqa: E402
+from hybridperf.files import write_atomic  # noqa: E402
 
 RUNS = Path(os.environ.get("HYBRIDPERF_BENCH_RUNS") or REPO / "bench" / "runs")  # another folder: smoke runs
 REFERENCES = REPO / "bench" / "references.yaml"
@@ -156,9 +157,7 @@ class Run:
             "machine": {"before": self.machine_before, "after": machine_state(libraries)},
             "order": self.order, "samples": self.samples, "notes": self.notes,
         }
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(document, indent=1))
-        tmp.replace(path)
+        write_atomic(path, json.dumps(document, indent=1))
         print(f"run file: {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
         return path
 

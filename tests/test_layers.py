@@ -14,13 +14,14 @@ ALLOWED = {
     "shapes": set(),
     "profile": set(),
     "cluster": set(),
+    "files": set(),
     "analysis": {"shapes", "profile"},
     "models": {"analysis", "shapes", "profile", "cluster"},
-    "report": {"analysis", "models", "shapes", "profile"},
-    "store": {"shapes", "profile"},
+    "report": {"analysis", "models", "shapes", "profile", "files"},
+    "store": {"shapes", "profile", "files"},
     "launch": {"shapes", "profile"},
-    "study": {"launch", "store", "analysis", "shapes", "profile"},
-    "cli": {"study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster"},
+    "study": {"launch", "store", "analysis", "shapes", "profile", "files"},
+    "cli": {"study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster", "files"},
 }
 
 

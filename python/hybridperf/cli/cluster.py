@@ -10,6 +10,7 @@ from rich.table import Table
 
 from hybridperf import cluster
 from hybridperf.cli.ui import console, fail
+from hybridperf.files import write_atomic
 
 cluster_app = typer.Typer(help="Cluster descriptions (clusters/*.yaml) and their SimGrid platforms.",
                           no_args_is_help=True)
@@ -64,10 +65,8 @@ def platform_command(
     if out is None:
         print(text, end="")
         return
-    tmp = out.with_name(out.name + ".tmp")
     try:
-        tmp.write_text(text)
-        tmp.replace(out)
+        write_atomic(out, text)
     except OSError as err:
         fail(f"cannot write {out}: {err.strerror}")
     console.print(f"platform: {out} ({len(cluster.host_names(_load(name)))} hosts)")

@@ -104,6 +104,10 @@ def _points(section: Section, metric: str, cores_per_node: int):
     return out
 
 
+def _shape(x) -> tuple[int, int, int]:
+    return x[0].nodes, x[0].ranks_per_node, x[0].threads
+
+
 def _xs(items) -> dict[str, np.ndarray]:
     return {"work": np.array([i[2] for i in items]),
             "n_mpi": np.array([float(i[0].nodes * i[0].ranks_per_node) for i in items]),
@@ -118,8 +122,8 @@ def evaluate(section: Section, cores_per_node: int, model: str, held_out: bool =
     pts = _points(section, metric, cores_per_node)
     largest = {c: max(x[0].cores for x in pts if x[0].configuration == c) for c in {x[0].configuration for x in pts}}
     # a shape measured under two names (one core is both pure-mpi and hybrid-1) is one measurement to fit on
-    usable = list({(x[0].nodes, x[0].ranks_per_node, x[0].threads): x for x in reversed(pts)
-                   if not (held_out and x[0].cores == largest[x[0].configuration])}.values())[::-1]
+    kept = [x for x in pts if not (held_out and x[0].cores == largest[x[0].configuration])]
+    usable = list({_shape(x): x for x in reversed(kept)}.values())[::-1]  # the first of each shape, in order
     # a communication model is 0 for one process (thesis rule), so such points cannot inform its fit
     pure = [x for x in usable if x[0].threads == 1 and x[1] > 0 and (second or x[0].nodes * x[0].ranks_per_node > 1)]
     others = [x for x in usable if x[0].threads > 1]
@@ -141,13 +145,10 @@ def evaluate(section: Section, cores_per_node: int, model: str, held_out: bool =
     except (RuntimeError, ValueError) as err:
         return ModelEvaluation(model, [], [], f"{kind}: the fit failed: {err}", held_out)
     centre, low, high = band(function, fits, _xs(pts))
-    def shape(x) -> tuple[int, int, int]:
-        return x[0].nodes, x[0].ranks_per_node, x[0].threads
-
-    trained = {shape(x) for x in pure} | ({shape(x) for x in others} if second else set())
+    trained = {_shape(x) for x in pure} | ({_shape(x) for x in others} if second else set())
     rows = [Row(x[0].configuration, x[0].scale, x[1], float(c), float(lo), float(hi),
                 float(percent_error(c, x[1])) if x[1] else float("nan"),
-                bool(lo <= x[1] <= hi) if np.isfinite(lo) else False, shape(x) in trained)
+                bool(lo <= x[1] <= hi) if np.isfinite(lo) else False, _shape(x) in trained)
             for x, c, lo, hi in zip(pts, centre, low, high)]
     return ModelEvaluation(model, fits, rows, held_out=held_out)
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from hybridperf.analysis import efficiency as eff
 from hybridperf.analysis.sections import Section
+from hybridperf.files import write_atomic
 from hybridperf.report import plots
 from hybridperf.report.tables import (bytes_table, communication_table, efficiency_table, failed_table,
                                       figures_table, imbalance_table, model_tables, overhead_table, points_table,
@@ -126,6 +127,4 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
 
 
 def write_html(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    write_atomic(path, text)

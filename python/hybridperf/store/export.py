@@ -13,10 +13,12 @@ separate lines, which Extra-P treats as repetitions of a coordinate.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
 
+from hybridperf.files import write_atomic
 from hybridperf.store import flat
 
 
@@ -47,29 +49,20 @@ def lines(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _atomic(path: Path, write) -> None:
-    """Writes through a temporary file and a rename: a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="") as f:
-        write(f)
-    tmp.replace(path)
-
-
 def write_csv(runs: list[dict[str, Any]], path: Path) -> int:
     """The flat table; returns the number of rows."""
     rows = [flat.row(r) for r in runs]
     columns = list(dict.fromkeys(k for row in rows for k in row))
 
-    def write(f) -> None:
-        writer = csv.DictWriter(f, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-
-    _atomic(path, write)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(path, text.getvalue())
     return len(rows)
 
 
 def write_extrap(runs: list[dict[str, Any]], path: Path) -> int:
     rows = lines(runs)
-    _atomic(path, lambda f: f.writelines(json.dumps(row) + "\n" for row in rows))
+    write_atomic(path, "".join(json.dumps(row) + "\n" for row in rows))
     return len(rows)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from hybridperf import profile
+from hybridperf.files import write_atomic
 from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration, Launch
 from hybridperf.launch.runner import RunOutcome
@@ -110,9 +111,7 @@ class SlurmBackend:
         self.scripts.mkdir(parents=True, exist_ok=True)
         profile_path(self.results, plan).parent.mkdir(parents=True, exist_ok=True)
         path = self.scripts / f"{plan.key}.sbatch"
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(self.script_text(plan, launch))
-        tmp.replace(path)
+        write_atomic(path, self.script_text(plan, launch))
         return path, launch
 
     def launch_line(self, plan: RunPlan) -> str:

@@ -21,7 +21,9 @@ ALLOWED = {
     "store": {"shapes", "profile", "files"},
     "launch": {"shapes", "profile"},
     "study": {"launch", "store", "analysis", "shapes", "profile", "files"},
-    "cli": {"study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster", "files"},
+    "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
+    "cli": {"simulate", "study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster",
+            "files"},
 }
 
 

@@ -57,6 +57,17 @@ int hp_decomp_dims(const int grid[3], int nranks, int dims[3], char *err, size_t
     return 0;
 }
 
+/* The box and this rank's brick in it, from dims and coords. */
+static void set_brick(hp_decomp *d, const double box_lo[3], const double box_len[3])
+{
+    for (int k = 0; k < 3; k++) {
+        d->box_lo[k] = box_lo[k];
+        d->box_len[k] = box_len[k];
+        d->lo[k] = hp_decomp_face(box_lo[k], box_len[k], d->coords[k], d->dims[k]);
+        d->hi[k] = hp_decomp_face(box_lo[k], box_len[k], d->coords[k] + 1, d->dims[k]);
+    }
+}
+
 int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const double box_lo[3], const double box_len[3],
                      double min_width, char *err, size_t errlen)
 {
@@ -71,14 +82,33 @@ int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const doub
     MPI_Cart_create(world, 3, d->dims, periodic, 0, &d->cart);
     MPI_Comm_rank(d->cart, &rank);
     MPI_Cart_coords(d->cart, rank, 3, d->coords);
-    for (int k = 0; k < 3; k++) {
-        MPI_Cart_shift(d->cart, k, 1, &d->neighbor[k][0], &d->neighbor[k][1]);
-        d->box_lo[k] = box_lo[k];
-        d->box_len[k] = box_len[k];
-        d->lo[k] = hp_decomp_face(box_lo[k], box_len[k], d->coords[k], d->dims[k]);
-        d->hi[k] = hp_decomp_face(box_lo[k], box_len[k], d->coords[k] + 1, d->dims[k]);
-    }
+    for (int k = 0; k < 3; k++) MPI_Cart_shift(d->cart, k, 1, &d->neighbor[k][0], &d->neighbor[k][1]);
+    set_brick(d, box_lo, box_len);
     return 0;
+}
+
+static int row_major(const int dims[3], const int coords[3])
+{
+    return (coords[0] * dims[1] + coords[1]) * dims[2] + coords[2];
+}
+
+void hp_decomp_place(hp_decomp *d, const int dims[3], int rank, const double box_lo[3], const double box_len[3])
+{
+    d->cart = MPI_COMM_NULL;
+    for (int k = 0, rest = rank; k < 3; k++) {
+        d->dims[k] = dims[k];
+        int below = 1; /* ranks per step of coordinate k */
+        for (int j = k + 1; j < 3; j++) below *= dims[j];
+        d->coords[k] = rest / below;
+        rest %= below;
+    }
+    for (int k = 0; k < 3; k++)
+        for (int side = 0; side < 2; side++) {
+            int c[3] = {d->coords[0], d->coords[1], d->coords[2]};
+            c[k] = (c[k] + (side ? 1 : dims[k] - 1)) % dims[k];
+            d->neighbor[k][side] = row_major(dims, c);
+        }
+    set_brick(d, box_lo, box_len);
 }
 
 void hp_decomp_free(hp_decomp *d)

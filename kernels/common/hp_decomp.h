@@ -26,6 +26,10 @@ int hp_decomp_check(const int dims[3], int nranks, const double box_len[3], doub
 /* The grid a run on nranks uses: grid entries of 0 chosen by MPI_Dims_create, the others kept. Needs
  * MPI initialised (a singleton is enough); 0, or -1 with err when the fixed entries cannot divide nranks. */
 int hp_decomp_dims(const int grid[3], int nranks, int dims[3], char *err, size_t errlen);
+/* Rank `rank` of a dims grid without MPI, numbered as MPI_Cart_create numbers ranks when it may not reorder
+ * them (row-major, the last dimension fastest): its coordinates, periodic neighbours and brick. cart is
+ * MPI_COMM_NULL. Plans of runs on many ranks (hybridperf-md --plan) lay out every rank this way. */
+void hp_decomp_place(hp_decomp *d, const int dims[3], int rank, const double box_lo[3], const double box_len[3]);
 /* Collective. grid entries of 0 are chosen by MPI_Dims_create. Returns 0, or -1 with err (same
  * verdict on every rank). */
 int hp_decomp_create(hp_decomp *d, MPI_Comm world, const int grid[3], const double box_lo[3], const double box_len[3],

@@ -26,7 +26,7 @@ static double periodic_shift(const hp_decomp *d, int dim, int side)
     return 0.0;
 }
 
-static void pack_positions(const md_atoms *a, md_halo *h, int k)
+void md_halo_pack(const md_atoms *a, md_halo *h, int k)
 {
     const int n = h->send_count[k], dim = k / 2;
     const int *restrict list = h->send[k];
@@ -69,6 +69,25 @@ static void select_atoms(md_halo *h, int k, const double *pos, int n, int side, 
     h->send_count[k] = count;
 }
 
+void md_halo_select(const md_atoms *a, md_halo *h, const hp_decomp *d, int dim, double cut)
+{
+    for (int side = 0; side < 2; side++) {
+        int k = 2 * dim + side;
+        h->shift[k] = periodic_shift(d, dim, side);
+        select_atoms(h, k, a->x + dim, a->nlocal + a->nghost, side, d->lo[dim], d->hi[dim], cut);
+    }
+}
+
+void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m)
+{
+    int first = a->nlocal + a->nghost;
+    md_atoms_reserve(a, first + m);
+    unpack_positions(a, buf, first, m);
+    h->recv_first[k] = first;
+    h->recv_count[k] = m;
+    a->nghost += m;
+}
+
 void md_halo_build(md_sim *s)
 {
     md_atoms *a = &s->atoms;
@@ -76,26 +95,14 @@ void md_halo_build(md_sim *s)
     const hp_decomp *d = &s->decomp;
     a->nghost = 0;
     for (int dim = 0; dim < 3; dim++) {
-        const double *pos = a->x + dim;
-        const int candidates = a->nlocal + a->nghost;
+        md_halo_select(a, h, d, dim, s->ghost_cut);
         for (int side = 0; side < 2; side++) {
             int k = 2 * dim + side;
-            h->shift[k] = periodic_shift(d, dim, side);
-            select_atoms(h, k, pos, candidates, side, d->lo[dim], d->hi[dim], s->ghost_cut);
-        }
-        for (int side = 0; side < 2; side++) {
-            int k = 2 * dim + side;
-            pack_positions(a, h, k);
+            md_halo_pack(a, h, k);
             size_t bytes = hp_sendrecv_grow(&s->comm, h->sendbuf, 3 * (size_t)h->send_count[k] * sizeof(double),
                                             d->neighbor[dim][side], &h->recvbuf, &h->recvcap,
                                             d->neighbor[dim][1 - side], k, d->cart);
-            int m = (int)(bytes / (3 * sizeof(double)));
-            int first = a->nlocal + a->nghost;
-            md_atoms_reserve(a, first + m);
-            unpack_positions(a, h->recvbuf, first, m);
-            h->recv_first[k] = first;
-            h->recv_count[k] = m;
-            a->nghost += m;
+            md_halo_receive(a, h, k, h->recvbuf, (int)(bytes / (3 * sizeof(double))));
             h->messages++;
         }
     }
@@ -109,7 +116,7 @@ void md_halo_update(md_sim *s)
     const hp_decomp *d = &s->decomp;
     for (int k = 0; k < MD_DIRECTIONS; k++) {
         const int dim = k / 2, side = k % 2;
-        pack_positions(a, h, k);
+        md_halo_pack(a, h, k);
         h->recvbuf = md_grow(h->recvbuf, &h->recvcap, 3 * (size_t)h->recv_count[k] * sizeof(double));
         hp_sendrecv(&s->comm, h->sendbuf, 3 * h->send_count[k], MPI_DOUBLE, d->neighbor[dim][side], h->recvbuf,
                     3 * h->recv_count[k], d->neighbor[dim][1 - side], k, d->cart);

@@ -35,15 +35,12 @@ static int inside(const hp_decomp *d, const double r[3])
     return 1;
 }
 
-void md_lattice_create(md_sim *s)
+void md_lattice_fill(int n, double density, const hp_decomp *d, md_atoms *at)
 {
-    const int n = s->p.size;
-    const double a = cbrt(4.0 / s->p.density);
-    const hp_decomp *d = &s->decomp;
+    const double a = cbrt(4.0 / density);
     int first[3], last[3];
     for (int k = 0; k < 3; k++) cell_range(d->lo[k], d->hi[k], a, n, &first[k], &last[k]);
 
-    md_atoms *at = &s->atoms;
     long long cells = (long long)(last[0] - first[0] + 1) * (last[1] - first[1] + 1) * (last[2] - first[2] + 1);
     const double at_rest[3] = {0.0, 0.0, 0.0};
     md_atoms_reserve(at, (int)(4 * cells));
@@ -55,5 +52,10 @@ void md_lattice_create(md_sim *s)
                     if (!inside(d, r)) continue;
                     md_atoms_append(at, 4 * ((long long)i + (long long)n * (j + (long long)n * k)) + b + 1, r, at_rest);
                 }
-    s->natoms = 4LL * n * n * n;
+}
+
+void md_lattice_create(md_sim *s)
+{
+    md_lattice_fill(s->p.size, s->p.density, &s->decomp, &s->atoms);
+    s->natoms = 4LL * s->p.size * s->p.size * s->p.size;
 }

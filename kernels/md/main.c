@@ -18,7 +18,7 @@ enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 static const char *const region_names[] = {"force",     "neighbor",  "integrate", "halo_exchange",
                                            "migration", "reduction", "other",     "total"};
 
-static int is_thermo_step(const md_params *p, long long step)
+int md_is_thermo_step(const md_params *p, long long step)
 {
     return step == 0 || step == p->steps || (p->thermo > 0 && step % p->thermo == 0);
 }
@@ -109,7 +109,7 @@ static double run_loop(md_sim *s)
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
     for (long long step = 1; step <= p->steps; step++) {
-        const int thermo = is_thermo_step(p, step);
+        const int thermo = md_is_thermo_step(p, step);
         hp_timer_start(t, R_INTEGRATE);
         md_initial_integrate(s);
         hp_timer_stop(t, R_INTEGRATE);
@@ -170,6 +170,10 @@ static int simulate(md_sim *s, hp_run *run)
     s->threads = run->threads;
     s->ghost_cut = s->p.cutoff + s->p.skin;
     if (s->p.check_decomposition.n) return md_check_decomposition(s, err, sizeof err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
+    if (s->p.plan) {
+        ok = md_plan(s, err, sizeof err) == 0;
+        return hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
+    }
     if (setup_system(s, err, sizeof err)) return EXIT_BAD_INPUT;
     if (s->rank == 0) print_banner(s, run);
     setup_dynamics(s);

@@ -39,6 +39,7 @@ typedef struct {
     md_pair_kernel pair_kernel;
     const char *read_data, *write_data, *profile, *dump_forces;
     hp_list check_decomposition; /* rank counts to check instead of running */
+    int plan;                     /* ranks to plan a run for instead of running (plan.c) */
 } md_params;
 
 /* Per-atom arrays. Indices [0, nlocal) are owned atoms, [nlocal, nlocal + nghost) are ghosts
@@ -140,6 +141,7 @@ void *md_grow(void *p, size_t *cap, size_t need);
 
 /* lattice.c, velocity.c, data_file.c: the initial state */
 void md_lattice_create(md_sim *s);
+void md_lattice_fill(int size, double density, const hp_decomp *d, md_atoms *at); /* the sites in d's brick */
 void md_lattice_box(int size, double density, double lo[3], double len[3]);
 void md_velocity_create(md_sim *s);
 typedef struct { /* a LAMMPS data file as read by rank 0 */
@@ -158,6 +160,9 @@ void md_data_free(md_data *file);
 int md_box_read(md_sim *s, md_data *file, char *err, size_t errlen);
 int md_decompose(md_sim *s, char *err, size_t errlen);
 int md_check_decomposition(md_sim *s, char *err, size_t errlen);
+/* plan.c: --plan, every rank's messages per step type for a run on p.plan ranks, as JSON (rank 0). 0, or -1 with err. */
+int md_plan(md_sim *s, char *err, size_t errlen);
+int md_is_thermo_step(const md_params *p, long long step); /* main.c: steps that sum the thermodynamics */
 /* Collective: gathers the atoms to rank 0, which writes the file atomically. */
 int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen);
 /* dump.c: every rank's records (width doubles, the atom id first) gathered to rank 0 sorted by id (*all;
@@ -169,6 +174,13 @@ int md_forces_write(md_sim *s, const char *path, char *err, size_t errlen);
 /* migrate.c, halo.c: communication */
 void md_migrate(md_sim *s);
 void md_halo_build(md_sim *s);
+/* The parts of a halo build that are the same whether the message travels through MPI or, in a plan, between
+ * ranks laid out in one process: the atoms to send both ways along dim (from the owned atoms and the ghosts
+ * already received), their positions packed (shifted across the periodic boundary) into h->sendbuf for
+ * direction k, and m positions received from direction k appended as ghosts. */
+void md_halo_select(const md_atoms *a, md_halo *h, const hp_decomp *d, int dim, double cut);
+void md_halo_pack(const md_atoms *a, md_halo *h, int k);
+void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m);
 void md_halo_update(md_sim *s);
 void md_halo_free(md_halo *h);
 

@@ -61,6 +61,10 @@ int md_params_table(md_params *p, hp_arg *args)
         {HP_OPTION("check-decomposition", 0, HP_ARG_LIST, &p->check_decomposition, "R,...",
                    "print as JSON the rank grid a run on each rank count would use and whether it is "
                    "accepted; run nothing")},
+        {HP_OPTION("plan", 0, HP_ARG_INT, &p->plan, "R",
+                   "print as JSON every rank's messages per step type for a run on R ranks (from the "
+                   "initial lattice; for hybridperf simulate); run nothing"),
+         .min_rule = HP_MIN_INCLUSIVE, .min = 1},
     };
     int n = (int)(sizeof table / sizeof *table);
     memcpy(args, table, sizeof table);
@@ -87,6 +91,10 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
                              lattice_options[k]);
                     return -1;
                 }
+    }
+    if (p->plan && p->read_data) {
+        snprintf(err, errlen, "--plan lays out the lattice of --size; planning a --read-data system is not supported");
+        return -1;
     }
     if (p->write_data && p->profile && strcmp(p->write_data, p->profile) == 0) {
         snprintf(err, errlen, "--write-data and --profile name the same file %s", p->profile);

@@ -185,11 +185,13 @@ def host_names(spec: ClusterSpec) -> list[str]:
 
 
 def platform_xml(spec: ClusterSpec) -> str:
-    """A SimGrid platform (version 4.1) for the description. Host speed is a placeholder (1 Gflop/s): the
-    compute a simulation replays is given in seconds by hybridperf's compute model, not in flops."""
+    """A SimGrid platform (version 4.1) for the description. Host speed is 1 Gflop/s so that the compute model's
+    seconds replay as gigaflops (simulate.traces). A message between nodes crosses two private links (the
+    sender's and the receiver's), so each gets half the described latency: the description's figure is what a
+    message costs end to end, as a ping-pong measures it."""
     attributes = {
         "id": spec.key, "prefix": f"{spec.key}-", "suffix": "", "radical": f"0-{spec.nodes - 1}", "speed": "1Gf",
-        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text, "lat": spec.latency.text,
+        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text, "lat": f"{spec.latency.value / 2:.9g}s",
         "loopback_bw": spec.intra_bandwidth.text, "loopback_lat": spec.intra_latency.text,
     }
     if spec.topology.kind == "fat-tree":

@@ -27,5 +27,24 @@ int main(void)
     CHECK(hp_decomp_check(too_thin, 3, box, 2.8, err, sizeof err) == -1);
     CHECK(strstr(err, "wide in z") != NULL);
     CHECK(strstr(err, "at most 4 x 4 x 2 ranks") != NULL);
+
+    /* Ranks placed without MPI: row-major, periodic neighbours that point back, bricks tiling the box. */
+    const int dims[3] = {3, 2, 4};
+    const double origin[3] = {0.0, 0.0, 0.0};
+    double volume = 0.0;
+    for (int r = 0; r < 24; r++) {
+        hp_decomp d;
+        hp_decomp_place(&d, dims, r, origin, box);
+        CHECK(r == (d.coords[0] * 2 + d.coords[1]) * 4 + d.coords[2]);
+        for (int k = 0; k < 3; k++)
+            for (int side = 0; side < 2; side++) {
+                hp_decomp next;
+                hp_decomp_place(&next, dims, d.neighbor[k][side], origin, box);
+                CHECK(next.neighbor[k][1 - side] == r);
+                CHECK(next.coords[k] == (d.coords[k] + (side ? 1 : dims[k] - 1)) % dims[k]);
+            }
+        volume += (d.hi[0] - d.lo[0]) * (d.hi[1] - d.lo[1]) * (d.hi[2] - d.lo[2]);
+    }
+    CHECK(volume > 864.0 - 1e-9 && volume < 864.0 + 1e-9);
     return CHECK_DONE();
 }

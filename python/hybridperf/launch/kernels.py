@@ -132,21 +132,27 @@ def checks_decomposition(kernel: str) -> bool:
 def check_decomposition(kernel: str, args: tuple[str, ...], ranks: tuple[int, ...]) -> dict[int, str | None]:
     """For each rank count, why the kernel would refuse to run `args` on it (None: it would run), as the
     kernel's own decomposition decides — the binary is run alone (an MPI singleton) and computes nothing."""
-    path = kernel_path(kernel)
-    command = [str(path), *args, "--check-decomposition", ",".join(map(str, ranks))]
+    command = [str(kernel_path(kernel)), *args, "--check-decomposition", ",".join(map(str, ranks))]
+    return {r["ranks"]: r["error"] for r in json.loads(_ask(command, "--check-decomposition"))}
+
+
+def plan(kernel: str, args: tuple[str, ...], ranks: int) -> dict[str, Any]:
+    """What a run of `args` on `ranks` ranks would send, per rank and step type, as the kernel's own
+    decomposition and halo selection decide (`--plan`, one process, no forces; docs/simulation.md)."""
+    return json.loads(_ask([str(kernel_path(kernel)), *args, "--plan", str(ranks)], "--plan"))
+
+
+def _ask(command: list[str], what: str) -> str:
+    """stdout of a kernel asked a question it answers without running; KernelRefused with its own message."""
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         own = [line.split("error: ", 1)[-1] for line in result.stderr.splitlines() if "error: " in line]
-        raise KernelRefused(own[0] if own else f"{path.name} --check-decomposition failed: "
+        raise KernelRefused(own[0] if own else f"{Path(command[0]).name} {what} failed: "
                                                   f"{result.stderr.strip()[-300:] or result.returncode}")
-    return {r["ranks"]: r["error"] for r in json.loads(result.stdout)}
+    return result.stdout
 
 
 def check_args(kernel: str, args: tuple[str, ...]) -> None:
     """Raises KernelRefused with the kernel's own message when it would refuse these arguments (it parses them
     as a run would, `--check-args`, and runs nothing)."""
-    path = kernel_path(kernel)
-    result = subprocess.run([str(path), *args, "--check-args"], capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        own = [line.split("error: ", 1)[-1] for line in result.stderr.splitlines() if "error: " in line]
-        raise KernelRefused(own[0] if own else f"{path.name} --check-args failed: {result.returncode}")
+    _ask([str(kernel_path(kernel)), *args, "--check-args"], "--check-args")

@@ -20,11 +20,10 @@ What no profile gives falls back to a default that the Cluster marks assumed.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hybridperf.models.split import Cluster, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
+from hybridperf.models.split import Cluster, log2_scaled, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
 
 BANDWIDTH_BOUND = {"spmv"}
 HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers"}
@@ -68,15 +67,12 @@ def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None
 
 
 def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool) -> Cluster:
-    def par(threads: int) -> float:
-        return cal.par_overhead_s * math.log2(max(threads, 2)) / math.log2(cal.par_threads)
-
     def efficiency(busy: int) -> float:
         if not bandwidth_bound or 1 not in cal.triad or busy not in cal.triad:
             return 1.0
         return cal.triad[busy] / (busy * cal.triad[1])
 
-    return Cluster("this machine", 1, cores, 1, cal.alpha, cal.beta, cal.alpha, cal.beta, par_overhead=par,
+    return Cluster("this machine", 1, cores, 1, cal.alpha, cal.beta, cal.alpha, cal.beta, par_overhead=log2_scaled(cal.par_overhead_s, cal.par_threads),
                    node_efficiency=efficiency, source="; ".join(cal.sources) or "defaults", uncertainty=0.1,
                    beta_pack=cal.beta_pack, assumed=cal.assumed)
 

@@ -8,22 +8,16 @@ force loop loses to threads (Tables 4.6/4.7): `md_problem_on` uses both."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from hybridperf import cluster
 from hybridperf.models import published
-from hybridperf.models.split import Cluster, md_problem, Problem, ThreadEfficiency
+from hybridperf.models.split import Cluster, log2_scaled, md_problem, Problem, ThreadEfficiency
 
 
 def from_description(spec: cluster.ClusterSpec) -> Cluster:
     """The split model's view of a description: latency and time per byte between and within nodes, and the
     fork/join cost scaled from the thread count it was measured at with log2 T (a tree barrier)."""
-    figure = spec.fork_join
-
-    def fork_join(threads: int) -> float:
-        return figure.value * math.log2(max(threads, 2)) / math.log2(spec.fork_join_threads)
-
     fields = {"alpha_inter": spec.latency, "beta_inter": spec.bandwidth, "alpha_intra": spec.intra_latency,
               "beta_intra": spec.intra_bandwidth, "par_overhead": spec.fork_join}
     assumed = frozenset(name for name, f in fields.items() if f.assumed)
@@ -31,7 +25,7 @@ def from_description(spec: cluster.ClusterSpec) -> Cluster:
     source = f"clusters/{spec.key}.yaml: {spec.description}" + (f"; assumed: {named}" if named else "")
     return Cluster(spec.name, spec.nodes, spec.cores_per_node, spec.sockets, alpha_inter=spec.latency.value,
                    beta_inter=1 / spec.bandwidth.value, alpha_intra=spec.intra_latency.value,
-                   beta_intra=1 / spec.intra_bandwidth.value, par_overhead=fork_join, source=source, assumed=assumed)
+                   beta_intra=1 / spec.intra_bandwidth.value, par_overhead=log2_scaled(spec.fork_join.value, spec.fork_join_threads), source=source, assumed=assumed)
 
 
 PRESETS = {name: from_description(cluster.load(name)) for name in cluster.names()}

@@ -66,6 +66,11 @@ class ThreadEfficiency:
         return cls(tuple((t, 1 / (1 + loss * (t - 1))) for t in threads if t > 1), source)
 
 
+def log2_scaled(value: float, at_threads: int) -> Callable[[int], float]:
+    """A fork/join cost measured at `at_threads`, scaled with log2 T (a tree barrier) to other thread counts."""
+    return lambda threads: value * math.log2(max(threads, 2)) / math.log2(max(at_threads, 2))
+
+
 @dataclass(frozen=True)
 class Cluster:
     name: str

@@ -1,0 +1,153 @@
+/* --plan R: what a run on R ranks would send, computed in one process without running it.
+ *
+ * A simulator of the run on a cluster (hybridperf simulate) needs every rank's messages: to whom, how
+ * many bytes, in what order, for each kind of step. Rather than re-derive the halo geometry, the plan
+ * performs the run's own set-up for every rank in turn: the same grid (MPI_Dims_create), the same
+ * bricks (rank numbering as MPI_Cart_create's), the same lattice sites per brick, and the halo build's
+ * own selection, packing and unpacking (halo.c) with each message handed to the receiving rank in
+ * memory instead of through MPI. No forces are computed. The sizes are those of the initial state,
+ * which is what the run uses until its first rebuild; atoms that move change them by a few percent.
+ *
+ * Printed as JSON on stdout: the schedule (which steps rebuild, which sum the thermodynamics), and per
+ * rank its atoms, ghosts and atoms packed per exchange (the work the compute model prices) and the
+ * operations of each step type in order: "ordinary" (the halo update), "rebuild" (migration, then the
+ * halo build) and "thermo" (the global sum added at thermo steps). Migration messages carry the atoms
+ * leaving a brick; a lattice at rest has none, so the plan sizes them at 0 bytes (their count and
+ * order are exact). Positions travel as 3 doubles, migrants as MIGRANT doubles (migrate.c). */
+#include <stdlib.h>
+
+#include "md.h"
+
+enum { THERMO_VALUES = 4 }; /* thermo.c's allreduce: mv^2, energy, virial, lost atoms */
+
+typedef struct {
+    int ranks;
+    hp_decomp *decomp;
+    md_atoms *atoms;
+    md_halo *halo;
+} md_layout;
+
+/* The halo build of every rank: phase by phase, as the real build's three serialised phases. */
+static void build_halos(md_layout *l, double cut)
+{
+    for (int r = 0; r < l->ranks; r++) l->atoms[r].nghost = 0;
+    for (int dim = 0; dim < 3; dim++) {
+        for (int r = 0; r < l->ranks; r++) md_halo_select(&l->atoms[r], &l->halo[r], &l->decomp[r], dim, cut);
+        for (int side = 0; side < 2; side++) {
+            const int k = 2 * dim + side;
+            for (int r = 0; r < l->ranks; r++) {
+                md_halo *h = &l->halo[r];
+                const int to = l->decomp[r].neighbor[dim][side];
+                md_halo_pack(&l->atoms[r], h, k);
+                md_halo_receive(&l->atoms[to], &l->halo[to], k, h->sendbuf, h->send_count[k]);
+            }
+        }
+    }
+}
+
+static void sendrecv(hp_json *j, const char *region, int to, long long bytes, int from, long long recv_bytes)
+{
+    hp_json_object_begin(j, NULL);
+    hp_json_string(j, "op", "sendrecv");
+    hp_json_string(j, "region", region);
+    hp_json_int(j, "to", to);
+    hp_json_int(j, "bytes", bytes);
+    hp_json_int(j, "from", from);
+    hp_json_int(j, "recv_bytes", recv_bytes);
+    hp_json_object_end(j);
+}
+
+/* The six halo messages of rank r, in the order the run sends them. */
+static void halo_messages(hp_json *j, const md_layout *l, int r)
+{
+    const hp_decomp *d = &l->decomp[r];
+    const md_halo *h = &l->halo[r];
+    for (int k = 0; k < MD_DIRECTIONS; k++) {
+        const int dim = k / 2, side = k % 2;
+        sendrecv(j, "halo_exchange", d->neighbor[dim][side], 3LL * h->send_count[k] * (long long)sizeof(double),
+                 d->neighbor[dim][1 - side], 3LL * h->recv_count[k] * (long long)sizeof(double));
+    }
+}
+
+static void print_rank(hp_json *j, const md_layout *l, int r)
+{
+    const hp_decomp *d = &l->decomp[r];
+    long long packed = 0;
+    for (int k = 0; k < MD_DIRECTIONS; k++) packed += l->halo[r].send_count[k];
+    hp_json_object_begin(j, NULL);
+    hp_json_int(j, "rank", r);
+    hp_json_int(j, "atoms", l->atoms[r].nlocal);
+    hp_json_int(j, "ghosts", l->atoms[r].nghost);
+    hp_json_int(j, "packed", packed);
+    hp_json_array_begin(j, "ordinary");
+    halo_messages(j, l, r);
+    hp_json_array_end(j);
+    hp_json_array_begin(j, "rebuild");
+    for (int k = 0; k < MD_DIRECTIONS; k++)
+        sendrecv(j, "migration", d->neighbor[k / 2][k % 2], 0, d->neighbor[k / 2][1 - k % 2], 0);
+    halo_messages(j, l, r);
+    hp_json_array_end(j);
+    hp_json_array_begin(j, "thermo");
+    hp_json_object_begin(j, NULL);
+    hp_json_string(j, "op", "allreduce");
+    hp_json_string(j, "region", "reduction");
+    hp_json_int(j, "bytes", THERMO_VALUES * (long long)sizeof(double));
+    hp_json_object_end(j);
+    hp_json_array_end(j);
+    hp_json_object_end(j);
+}
+
+static void print_plan(const md_sim *s, const md_layout *l)
+{
+    const md_params *p = &s->p;
+    hp_json j;
+    hp_json_open(&j, stdout);
+    hp_json_object_begin(&j, NULL);
+    hp_json_string(&j, "kernel", MD_KERNEL);
+    hp_json_int(&j, "ranks", l->ranks);
+    hp_json_array_begin(&j, "grid");
+    for (int d = 0; d < 3; d++) hp_json_int(&j, NULL, l->decomp[0].dims[d]);
+    hp_json_array_end(&j);
+    hp_json_int(&j, "atoms", s->natoms);
+    hp_json_real(&j, "ghost_cut", s->ghost_cut);
+    hp_json_int(&j, "steps", p->steps);
+    hp_json_array_begin(&j, "rebuild_steps");
+    for (long long step = p->neigh_every; step <= p->steps; step += p->neigh_every) hp_json_int(&j, NULL, step);
+    hp_json_array_end(&j);
+    hp_json_array_begin(&j, "thermo_steps");
+    for (long long step = 1; step <= p->steps; step++)
+        if (md_is_thermo_step(p, step)) hp_json_int(&j, NULL, step);
+    hp_json_array_end(&j);
+    hp_json_array_begin(&j, "ranks_plan");
+    for (int r = 0; r < l->ranks; r++) print_rank(&j, l, r);
+    hp_json_array_end(&j);
+    hp_json_object_end(&j);
+    fputc('\n', stdout);
+}
+
+int md_plan(md_sim *s, char *err, size_t errlen)
+{
+    md_lattice_box(s->p.size, s->p.density, s->box_lo, s->box_len);
+    s->natoms = 4LL * s->p.size * s->p.size * s->p.size;
+    const int ranks = s->p.plan;
+    int dims[3];
+    if (hp_decomp_dims(s->p.grid, ranks, dims, err, errlen) ||
+        hp_decomp_check(dims, ranks, s->box_len, s->ghost_cut, err, errlen))
+        return -1;
+    md_layout l = {ranks, calloc((size_t)ranks, sizeof(hp_decomp)), calloc((size_t)ranks, sizeof(md_atoms)),
+                   calloc((size_t)ranks, sizeof(md_halo))};
+    for (int r = 0; r < ranks; r++) {
+        hp_decomp_place(&l.decomp[r], dims, r, s->box_lo, s->box_len);
+        md_lattice_fill(s->p.size, s->p.density, &l.decomp[r], &l.atoms[r]);
+    }
+    build_halos(&l, s->ghost_cut);
+    if (s->rank == 0) print_plan(s, &l);
+    for (int r = 0; r < ranks; r++) {
+        md_atoms_free(&l.atoms[r]);
+        md_halo_free(&l.halo[r]);
+    }
+    free(l.decomp);
+    free(l.atoms);
+    free(l.halo);
+    return 0;
+}

@@ -1,0 +1,103 @@
+"""`hybridperf simulate SPEC --cluster NAME` and `hybridperf simulate validate`: a study on a described cluster
+through SimGrid, and the simulator against the seeds' published outcomes (docs/simulation.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from hybridperf import cluster
+from hybridperf.cli.study import _report
+from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
+from hybridperf.simulate import study as simulation, validate as validation
+from hybridperf.simulate.replay import SimGridMissing, smpirun
+from hybridperf.store.db import Store
+from hybridperf.study import spec
+
+COSTS = ("measured", "thesis")
+
+
+def _cores(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        fail(f"--cores takes core counts separated by commas (64,128,256), got {text!r}")
+    if any(v < 1 for v in values):
+        fail(f"--cores: core counts are whole numbers from 1, got {text!r}")
+    return values
+
+
+def simulate(
+    target: Annotated[str, typer.Argument(metavar="SPEC|validate",
+                                          help="A study spec (YAML) to simulate, or `validate` to simulate the "
+                                               "seeds' experiments and compare with what they published.")],
+    cluster_name: Annotated[Optional[str], typer.Option("--cluster", help="A description in clusters/ "
+                                                        "(hybridperf cluster list).")] = None,
+    cores: Annotated[Optional[str], typer.Option(help="Core counts, multiples of the node size (default: 1, 2, 4 "
+                                                      "... nodes up to 64).")] = None,
+    steps: Annotated[Optional[int], typer.Option(min=1, help="Simulate this many steps instead of the spec's.")] = None,
+    costs: Annotated[str, typer.Option(help="Compute costs: `measured` (this store's 1 rank x 1 thread run of the "
+                                            "study, on this node) or `thesis` (the thesis's Merlin core).")]
+    = "measured",
+    results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="validate: print the outcomes as JSON.")] = False,
+    window: Annotated[int, typer.Option(min=1, help="validate: steps simulated of the thesis's 500.")] = 20,
+) -> None:
+    """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
+    `<name>-on-<cluster>`, and reported), or `validate` the simulator against the seeds at their scale."""
+    try:
+        smpirun()  # before anything else: without SimGrid nothing here can run
+        if target == "validate":
+            _validate(as_json, window)
+            return
+        if not cluster_name:
+            fail("--cluster NAME is needed: one of " + ", ".join(cluster.names()))
+        if costs not in COSTS:
+            fail(f"--costs is one of {', '.join(COSTS)}, got {costs!r}")
+        described = cluster.load(cluster_name)
+        study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
+                                      _cores(cores), steps)
+        directory = results or Path(study.results)
+        if costs == "measured" and not (directory / "results.db").exists():
+            fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
+                 "run the study first (hybridperf study SPEC), or use --costs thesis")
+        with Store(directory) as store:
+            model = (simulation.thesis_costs(described) if costs == "thesis"
+                     else simulation.measured_costs(store, study.kernel, described))
+            outcome = simulation.run(study, described, model, store, target,
+                                     progress=lambda line: errors.print(line, highlight=False))
+    except typer.Exit:
+        raise
+    except SimGridMissing as err:
+        fail(str(err))
+    except (cluster.ClusterError, simulation.SimulationError) as err:
+        fail(str(err))
+    except USER_ERRORS as err:
+        user_error(err)
+    console.print(f"{study.name}: {len(outcome.stored)} points simulated on {described.name}, "
+                  f"{len(outcome.failed)} failed; results in {directory / 'results.db'}")
+    _report(directory, study.name, directory / f"report-{described.key}.html")
+
+
+def _validate(as_json: bool, window: int) -> None:
+    found = validation.outcomes(window, progress=lambda line: errors.print(line, highlight=False))
+    if as_json:
+        print(json.dumps(validation.as_json(found), indent=1))
+        return
+    table = Table(title=f"The seeds at their scale, simulated ({validation.SIZE}^3 fcc cells, "
+                        f"{window} of {validation.STEPS} steps)")
+    for col in ("claim", "published", "simulated", "reproduced", "closed-form model"):
+        table.add_column(col)
+    for o in found:
+        table.add_row(f"{o.claim}\n[dim]{o.source}; rule: {o.rule}[/dim]", o.published, o.simulated,
+                      "yes" if o.reproduced else "[red]no[/red]", o.closed_form or "-")
+    console.print(table)
+    console.print(f"{sum(o.reproduced for o in found)} of {len(found)} outcomes reproduced; docs/simulation.md "
+                  "explains those that are not")

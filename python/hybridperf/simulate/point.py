@@ -1,0 +1,105 @@
+"""One simulated point: a plan replayed on a platform at a split, priced whole and without each kind of
+communication, and written up as a profile of the kernel's schema (marked `simulated`) so that stores, reports
+and exports treat it as any run. Pure but `simulate`, which replays."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from hybridperf import cluster
+from hybridperf.shapes import Placement
+from hybridperf.simulate import traces
+from hybridperf.simulate.compute import ComputeModel
+from hybridperf.simulate.plan import Plan, traffic
+from hybridperf.simulate.replay import replay
+
+P2P = frozenset({"halo_exchange", "migration"})
+SUMS = frozenset({"reduction"})
+
+
+@dataclass(frozen=True)
+class Simulated:
+    seconds: float  # the run's simulated loop time
+    compute: float  # the slowest rank's compute: the run's time on a network that costs nothing
+    p2p: float  # what the point-to-point messages add: seconds - the time replayed without them
+    collective: float  # what the global sums add
+    regions: dict[str, float]  # the slowest rank's compute per region, seconds
+
+
+def compute_regions(plan: Plan, model: ComputeModel, threads: int) -> dict[str, float]:
+    """The compute model's seconds per md region of the rank that computes longest."""
+    def of(rank) -> dict[str, float]:
+        rebuilds = len(plan.rebuild_steps)
+        share = lambda seconds: model.share(seconds, threads)  # noqa: E731
+        return {"force": share(rank.atoms * model.force * plan.steps),
+                "integrate": share(rank.atoms * model.integrate * plan.steps),
+                "neighbor": share((rank.atoms + rank.ghosts) * model.neighbor * rebuilds),
+                "halo_pack": model.packing(rank.packed, threads) * plan.steps}
+    slowest = max(plan.ranks_plan, key=lambda r: traces.compute_seconds(plan, r, model, threads))
+    return of(slowest)
+
+
+def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
+             replayer: Callable[..., float] = replay) -> Simulated:
+    """Three replays: the run, the run without its point-to-point messages, the run without its global sums."""
+    def run(omit: frozenset[str]) -> float:
+        texts = [traces.rank_trace(plan, r, model, split.threads, omit) for r in plan.ranks_plan]
+        return replayer(texts, spec, split.ranks_per_node, workdir)
+
+    whole, no_p2p, no_sums = run(frozenset()), run(P2P), run(SUMS)
+    compute = max(traces.compute_seconds(plan, r, model, split.threads) for r in plan.ranks_plan)
+    return Simulated(whole, compute, max(0.0, whole - no_p2p), max(0.0, whole - no_sums),
+                     compute_regions(plan, model, split.threads))
+
+
+def _spread(values: list[float]) -> dict[str, Any]:
+    low, high = min(range(len(values)), key=values.__getitem__), max(range(len(values)), key=values.__getitem__)
+    return {"min": values[low], "min_rank": low, "avg": statistics.fmean(values), "max": values[high],
+            "max_rank": high}
+
+
+def _comm_class(calls: list[int], sent: list[int], seconds: float) -> dict[str, Any]:
+    time_ = {"min": seconds, "min_rank": 0, "avg": seconds, "max": seconds, "max_rank": 0}
+    return {"calls": sum(calls), "messages": sum(calls), "bytes": sum(sent), "time": time_, "imbalance": 0.0,
+            "bytes_per_rank": _spread([float(b) for b in sent]),
+            "messages_per_rank": _spread([float(c) for c in calls]), "size_histogram": []}
+
+
+def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement,
+            params: dict[str, Any], command: list[str], simgrid: str) -> dict[str, Any]:
+    """A profile (hybridperf.profile/1) of the simulated run. Region times are the slowest rank's compute and the
+    replays' differences for communication; message and byte counts are the plan's, exactly."""
+    sent = [traffic(plan, r) for r in plan.ranks_plan]
+    hosts = cluster.host_names(spec)[:split.nodes]
+    region = lambda seconds, calls: {"calls": calls, "time": {"min": seconds, "min_rank": 0, "avg": seconds,  # noqa: E731
+                                                               "max": seconds, "max_rank": 0}, "imbalance": 0.0}
+    regions = {name: region(seconds, plan.steps) for name, seconds in result.regions.items()}
+    regions |= {"halo_exchange": region(result.p2p, plan.steps), "reduction": region(result.collective, plan.steps),
+                "total": region(result.seconds, 1)}
+    return {
+        "schema": "hybridperf.profile/1", "kernel": plan.kernel, "kernel_version": "plan",
+        "build": {"compiler": "none: simulated", "flags": "", "mpi_library": f"{simgrid} SMPI replay",
+                  "mpi_standard": "3.1", "openmp_version": 0, "openmp_runtime": "compute model",
+                  "git_revision": "simulated"},
+        "run": {"command": command, "start_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "hosts": hosts, "ranks": split.ranks, "threads_per_rank": split.threads,
+                "ranks_per_node": split.ranks_per_node, "nodes": split.nodes,
+                "mpi_thread_level": {"requested": "MPI_THREAD_FUNNELED", "provided": "MPI_THREAD_FUNNELED"},
+                "environment": {}, "affinity": []},
+        "params": params, "status": "ok", "checks": {},
+        "figures_of_merit": [{"name": "loop_time", "value": result.seconds, "unit": "s", "better": "lower"}],
+        "regions": regions,
+        "region_groups": {"computation": ["force", "integrate", "neighbor", "halo_pack"],
+                          "communication": ["halo_exchange", "reduction"]},
+        "comm": {"p2p": _comm_class([t.p2p_messages for t in sent], [t.p2p_bytes for t in sent], result.p2p),
+                 "collective": _comm_class([t.collectives for t in sent], [t.collective_bytes for t in sent],
+                                           result.collective),
+                 "barrier": _comm_class([0] * len(sent), [0] * len(sent), 0.0)},
+        plan.kernel: {"atoms": plan.atoms, "steps_done": plan.steps, "grid": list(plan.grid)},
+        "simulated": {"cluster": spec.key, "cluster_name": spec.name, "simgrid": simgrid,
+                      "compute_seconds": result.compute, "compute_model": model.describe()},
+    }

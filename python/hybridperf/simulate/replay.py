@@ -1,0 +1,73 @@
+"""Replaying traces with SimGrid's SMPI (`smpirun -replay`) on a cluster description's platform. The I/O edge of
+the simulator: writes the traces, platform and host file into a directory, runs SimGrid, reads the simulated
+time.
+
+Ranks are placed as a launcher fills nodes: ranks_per_node consecutive ranks per host. SMPI's calibrated
+piecewise factors (fitted to one real cluster) are switched off, so that a message costs what the description
+says: its latency end to end plus its bytes over the bandwidth of each link it crosses, links shared by the
+messages that cross them at once (the node's link by all its ranks)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from hybridperf import cluster
+
+EXACT = ("--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1", "--cfg=network/crosstraffic:0")
+INSTALL = "SimGrid's smpirun is not installed: apt-get install libsimgrid-dev (or run scripts/bootstrap.sh)"
+
+
+class SimGridMissing(RuntimeError):
+    """smpirun is not on PATH."""
+
+
+class ReplayFailed(RuntimeError):
+    """SimGrid refused or crashed; the message ends with what it printed."""
+
+
+def smpirun() -> str:
+    path = shutil.which("smpirun")
+    if not path:
+        raise SimGridMissing(INSTALL)
+    return path
+
+
+def simgrid_version() -> str:
+    """'SimGrid 3.32', from smpirun's own banner."""
+    out = subprocess.run([smpirun(), "-version"], capture_output=True, text=True, check=False)
+    match = re.search(r"SimGrid version ([0-9.]+)", out.stdout + out.stderr)
+    return f"SimGrid {match[1]}" if match else "SimGrid (version unknown)"
+
+
+def replay(traces: list[str], spec: cluster.ClusterSpec, ranks_per_node: int, workdir: Path,
+           timeout: float = 600.0) -> float:
+    """Simulated seconds of the run whose rank r's trace is traces[r]."""
+    ranks = len(traces)
+    hosts = cluster.host_names(spec)
+    if ranks > ranks_per_node * len(hosts):
+        raise ReplayFailed(f"{ranks} ranks at {ranks_per_node} per node need {-(-ranks // ranks_per_node)} nodes; "
+                           f"{spec.name} has {len(hosts)}")
+    workdir.mkdir(parents=True, exist_ok=True)
+    names = []
+    for r, text in enumerate(traces):
+        path = workdir / f"rank-{r}.txt"
+        path.write_text(text)
+        names.append(str(path))
+    (workdir / "traces.txt").write_text("\n".join(names) + "\n")
+    (workdir / "platform.xml").write_text(cluster.platform_xml(spec))
+    (workdir / "hosts.txt").write_text("".join(f"{hosts[r // ranks_per_node]}\n" for r in range(ranks)))
+    command = [smpirun(), "-np", str(ranks), "-platform", "platform.xml", "-hostfile", "hosts.txt",
+               "-replay", "traces.txt", *EXACT, "--cfg=smpi/display-timing:yes", "--log=root.thres:warning",
+               "--log=smpi_utils.thres:info"]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, cwd=workdir, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise ReplayFailed(f"smpirun -replay ran past {timeout:.0f} s") from None
+    printed = out.stdout + out.stderr
+    match = re.search(r"Simulated time: ([0-9.eE+-]+) seconds", printed)
+    if out.returncode != 0 or not match:
+        raise ReplayFailed(f"smpirun -replay exited {out.returncode}: {printed.strip()[-1500:]}")
+    return float(match[1])

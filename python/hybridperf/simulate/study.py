@@ -1,0 +1,158 @@
+"""`hybridperf simulate`: a study's points (configurations x core counts x parameters) on a described cluster,
+each planned by the kernel, replayed by SimGrid and stored as a run marked simulated (backend `simgrid`) in the
+study's results store, under the study name `<study>-on-<cluster>`, so that the ordinary report shows it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from hybridperf import cluster
+from hybridperf.files import write_atomic
+from hybridperf.launch import kernels
+from hybridperf.models import calibrate, published, thesis
+from hybridperf.models.split import log2_scaled, ThreadEfficiency
+from hybridperf.simulate import point
+from hybridperf.simulate.compute import ComputeModel, measured, thesis_merlin
+from hybridperf.simulate.plan import parse, Plan
+from hybridperf.simulate.replay import ReplayFailed, simgrid_version, smpirun
+from hybridperf.store.db import RunRecord, Store
+from hybridperf.study.expand import expand, RunPlan
+from hybridperf.study.params import to_args
+from hybridperf.study.spec import Study
+
+KERNELS = ("md",)  # kernels with a --plan mode
+DENSITY, GHOST_CUT = 0.8442, 2.8  # hybridperf-md's defaults: density, cutoff + skin
+
+
+class SimulationError(ValueError):
+    """Input the simulator cannot use; the message says what to change."""
+
+
+def scales(spec: cluster.ClusterSpec, cores: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The core counts to simulate: given ones checked against the cluster, or one node, two, four ... up to
+    the cluster or 64 nodes."""
+    if cores is None:
+        nodes, out = 1, []
+        while nodes <= min(spec.nodes, 64):
+            out.append(nodes * spec.cores_per_node)
+            nodes *= 2
+        return tuple(out)
+    for c in cores:
+        if c % spec.cores_per_node:
+            raise SimulationError(f"{c} cores is not a whole number of {spec.name}'s {spec.cores_per_node}-core "
+                                  f"nodes; use multiples of {spec.cores_per_node}")
+        if c > spec.nodes * spec.cores_per_node:
+            raise SimulationError(f"{c} cores is more than {spec.name} has ({spec.nodes} nodes x "
+                                  f"{spec.cores_per_node} cores)")
+    return cores
+
+
+def on_cluster(study: Study, spec: cluster.ClusterSpec, cores: tuple[int, ...] | None, steps: int | None) -> Study:
+    """The study as it would run on the cluster: its nodes, the core counts, one repeat (a replay is exact)."""
+    if study.kernel not in KERNELS:
+        raise SimulationError(f"simulate plans {', '.join(KERNELS)} runs; {study.kernel} has no --plan mode yet")
+    params = dict(study.params) | ({"steps": [steps]} if steps else {})
+    return replace(study, name=f"{study.name}-on-{spec.key}", params=params, cores=scales(spec, cores), nodes=None,
+                   cores_per_node=spec.cores_per_node, repeats=1, backend="simgrid", oversubscribe=False)
+
+
+def thesis_costs(spec: cluster.ClusterSpec) -> ComputeModel:
+    """The thesis's Merlin core (Table 4.8) with its published threading losses (Tables 4.6/4.7) and the
+    description's fork/join."""
+    points, source = published.merlin_thread_efficiency()
+    merlin = cluster.load("merlin")
+
+    def ghosts(atoms: float) -> float:  # the plan's geometry: a cubic brick at md's density and ghost cut
+        side = (atoms / DENSITY) ** (1 / 3)
+        return DENSITY * thesis.halo_cells(side, side, side, GHOST_CUT)
+
+    return thesis_merlin(published.rows(published.DATA / "thesis-table4.8-merlin-routines.csv"),
+                         ThreadEfficiency(points, source),
+                         log2_scaled(spec.fork_join.value, spec.fork_join_threads),
+                         f"clusters/{spec.key}.yaml: {spec.fork_join.text} at {spec.fork_join_threads} threads",
+                         ghosts, merlin.bandwidth.value)
+
+
+def measured_costs(store: Store, kernel: str, spec: cluster.ClusterSpec) -> ComputeModel:
+    """Costs from the store's latest 1 rank x 1 thread run of the kernel; e(T) from its T x 1 and 1 x T runs of the
+    same problem where there are any."""
+    profiles = [r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
+                and r["kernel"] == kernel and r["backend"] != "simgrid"]
+    serial = [p for p in profiles if p["run"]["ranks"] == 1 and p["run"]["threads_per_rank"] == 1]
+    if not serial:
+        raise SimulationError(f"no measured 1 rank x 1 thread {kernel} run in {store.directory}: run the study here "
+                              "first (hybridperf study SPEC), or use --costs thesis")
+    latest = serial[-1]
+    # a profile names options as the kernel's JSON does (neigh_every), the command line with dashes
+    options = {k.replace("_", "-"): v for k, v in latest["params"].items() if k not in calibrate.HOW_AND_WHERE}
+    one = parse(kernels.plan(kernel, tuple(_args(options)), 1))
+    threads = calibrate.thread_efficiency(profiles, kernel, latest) or ThreadEfficiency()
+    return measured(latest, one.ranks_plan[0].ghosts, threads,
+                    log2_scaled(spec.fork_join.value, spec.fork_join_threads),
+                    f"clusters/{spec.key}.yaml: {spec.fork_join.text} at {spec.fork_join_threads} threads")
+
+
+def _args(params: dict) -> list[str]:
+    return to_args({k: v for k, v in params.items() if k not in calibrate.HOW_AND_WHERE})
+
+
+@dataclass
+class Outcome:
+    stored: list[RunRecord]
+
+    @property
+    def failed(self) -> list[RunRecord]:
+        return [r for r in self.stored if r.status != "ok"]
+
+
+def run(study: Study, spec: cluster.ClusterSpec, model: ComputeModel, store: Store, source: str,
+        progress: Callable[[str], None] = lambda line: None) -> Outcome:
+    """Simulates every point of the (on_cluster) study and stores each as it is done."""
+    smpirun()  # SimGridMissing before any work
+    simgrid = simgrid_version()
+    store.save_study(study.name, study.kernel, study.as_dict(), source, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    plans: dict[tuple, Plan] = {}
+    outcome = Outcome([])
+    todo = expand(study)
+    for k, run_plan in enumerate(todo, 1):
+        progress(f"[{k}/{len(todo)}] {run_plan.label()}")
+        args = tuple(_args(run_plan.params))
+        key = (args, run_plan.ranks)
+        if key not in plans:
+            plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks))
+        record = _simulate_one(run_plan, plans[key], model, spec, store, simgrid)
+        store.add_run(record)
+        outcome.stored.append(record)
+    return outcome
+
+
+def _simulate_one(run_plan: RunPlan, plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, store: Store,
+                  simgrid: str) -> RunRecord:
+    started = time.time()
+    command = ["smpirun", "-np", str(run_plan.ranks), "-platform", f"{spec.key}.xml", "-replay", "traces.txt"]
+    status, profile, stderr, path = "ok", None, None, None
+    with tempfile.TemporaryDirectory(prefix="hybridperf-replay-") as work:
+        try:
+            result = point.simulate(plan, model, spec, run_plan, Path(work))
+        except ReplayFailed as err:
+            status, stderr = "failed", str(err)
+        else:
+            profile = point.profile(plan, result, model, spec, run_plan, run_plan.params, command, simgrid)
+            path = store.directory / "profiles" / f"{run_plan.key}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, json.dumps(profile, indent=1))
+    return RunRecord(
+        run_key=run_plan.key, study=run_plan.study, kernel=run_plan.kernel, params=run_plan.params,
+        configurations=run_plan.configurations, nodes=run_plan.nodes, ranks=run_plan.ranks,
+        ranks_per_node=run_plan.ranks_per_node, threads=run_plan.threads, mode=run_plan.mode.name,
+        oversubscribed=False, repeat=run_plan.repeat, status=status, exit_code=0 if status == "ok" else 1,
+        loop_time=profile["figures_of_merit"][0]["value"] if profile else None,
+        started=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), elapsed=time.time() - started,
+        backend="simgrid", launch=shlex.join(command), warnings=[], stderr=stderr, profile=profile,
+        profile_path=path)

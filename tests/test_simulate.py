@@ -1,0 +1,212 @@
+"""The simulator (docs/simulation.md): the kernel's plan against the real run's profile, traces and SMPI replay
+against the compute model and the network's figures, the study command, its bad input, and the validation
+against the seeds."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hybridperf import cluster, profile
+from hybridperf.launch import kernels
+from hybridperf.models.split import Split, ThreadEfficiency
+from hybridperf.simulate import point, study as simulation, traces
+from hybridperf.simulate.compute import ComputeModel, Threads
+from hybridperf.simulate.plan import parse, traffic
+from hybridperf.simulate.replay import replay, ReplayFailed
+from hybridperf.store.db import Store
+
+HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
+SMPI = shutil.which("smpirun") is not None
+needs_smpi = pytest.mark.skipif(not SMPI, reason="SimGrid's smpirun missing: apt-get install libsimgrid-dev")
+DOCS = Path(__file__).parents[1] / "docs"
+
+TWO_NODES = """
+name: two
+nodes: 2
+sockets: 1
+cores_per_socket: 2
+network:
+  latency: {value: LATENCY, source: test}
+  bandwidth: {value: BANDWIDTH, source: test}
+  topology: {kind: star, source: test}
+intra_node:
+  latency: {value: LATENCY, source: test}
+  bandwidth: {value: BANDWIDTH, source: test}
+fork_join: {value: 1us, threads: 2, source: test}
+"""
+
+
+def two_nodes(latency: str, bandwidth: str = "1GBps") -> cluster.ClusterSpec:
+    return cluster.parse(TWO_NODES.replace("LATENCY", latency).replace("BANDWIDTH", bandwidth), "two")
+
+
+MODEL = ComputeModel(force=1e-6, integrate=1e-7, neighbor=2e-7, pack=1e-8, threads=Threads(ThreadEfficiency()),
+                     fork_join=lambda t: 1e-6)
+
+
+def md_plan(args: tuple[str, ...], ranks: int):
+    return parse(kernels.plan("md", args, ranks))
+
+
+@pytest.mark.parametrize("ranks, args", [(2, ("-s", "6", "--steps", "5", "--thermo", "0")),
+                                         (4, ("-s", "8", "--steps", "7", "--thermo", "3"))])
+def test_plan_equals_the_real_runs_messages_and_bytes(run_md, ranks, args):
+    """Message for message and byte for byte: the plan's traffic per rank is what the run's profile counts, and
+    its halo messages carry the atoms the run sent in each direction (rank numbering as MPI_Cart_create's)."""
+    real = run_md(ranks=ranks, args=args)
+    assert real.returncode == 0, real.stderr
+    plan = md_plan(args, ranks)
+    comm = real.profile["comm"]
+    sent = [traffic(plan, r) for r in plan.ranks_plan]
+    assert sum(t.p2p_messages for t in sent) == comm["p2p"]["messages"]
+    assert sum(t.p2p_bytes for t in sent) == comm["p2p"]["bytes"]
+    assert sum(t.collectives for t in sent) == comm["collective"]["calls"]
+    assert sum(t.collective_bytes for t in sent) == comm["collective"]["bytes"]
+    assert [[op.bytes // 24 for op in r.ordinary] for r in plan.ranks_plan] == real.profile["md"]["halo"]["atoms_per_message"]
+    assert list(plan.grid) == real.profile["md"]["grid"]
+    assert sum(r.atoms for r in plan.ranks_plan) == real.profile["md"]["atoms"]
+
+
+def test_plan_refuses_what_a_run_would(md_binary):
+    out = subprocess.run([str(md_binary), "-s", "4", "--plan", "64"], capture_output=True, text=True)
+    assert out.returncode == 2 and "thinner than cutoff + skin" in out.stderr
+    with pytest.raises(kernels.KernelRefused, match="planning a --read-data system is not supported"):
+        kernels.plan("md", ("--read-data", "x.data"), 2)
+
+
+def test_trace_follows_the_step_structure():
+    plan = md_plan(("-s", "6", "--steps", "4", "--neigh-every", "2", "--thermo", "0"), 2)
+    lines = traces.rank_trace(plan, plan.ranks_plan[0], MODEL, 1).splitlines()
+    actions = [line.split()[1] for line in lines]
+    assert actions[0] == "init" and actions[-1] == "finalize"
+    # steps 1 and 3: 6 halo messages; 2 and 4 rebuild: 6 migration + 6 halo; the sum at step 4 only
+    assert actions.count("sendRecv") == 6 + 12 + 6 + 12 and actions.count("allreduce") == 1
+    assert actions.index("allreduce") == len(actions) - 2
+
+
+@needs_smpi
+def test_free_network_replays_the_compute_model(tmp_path):
+    """Zero latency and unlimited bandwidth: the replay takes what the slowest rank computes."""
+    plan = md_plan(("-s", "6", "--steps", "3"), 2)
+    free = two_nodes("1e-9ns", "1e9TBps")
+    for threads in (1, 2):
+        texts = [traces.rank_trace(plan, r, MODEL, threads) for r in plan.ranks_plan]
+        expected = max(traces.compute_seconds(plan, r, MODEL, threads) for r in plan.ranks_plan)
+        assert replay(texts, free, 1, tmp_path) == pytest.approx(expected, rel=1e-5)
+
+
+@needs_smpi
+def test_doubling_the_latency_adds_a_latency_per_message_on_the_path(tmp_path):
+    """2 ranks on 2 nodes, grid 2x1x1: per step the two x messages cross the network (the y and z ones go to the
+    rank itself); the last step's sum adds its own. Doubling the latency again adds twice as much."""
+    plan = md_plan(("-s", "6", "--steps", "3", "--thermo", "0"), 2)
+    texts = [traces.rank_trace(plan, r, MODEL, 1) for r in plan.ranks_plan]
+    t1, t2, t4 = (replay(texts, two_nodes(latency), 1, tmp_path / latency) for latency in ("10us", "20us", "40us"))
+    assert t4 - t2 == pytest.approx(2 * (t2 - t1), rel=1e-3)
+    crossings = 2 * plan.steps
+    assert crossings * 10e-6 <= t2 - t1 <= (crossings + 4) * 10e-6
+
+
+@needs_smpi
+def test_simulated_profile_is_a_profile(tmp_path):
+    plan = md_plan(("-s", "6", "--steps", "3"), 4)
+    spec = two_nodes("2us")
+    split = Split(2, 2, 1)
+    result = point.simulate(plan, MODEL, spec, split, tmp_path)
+    assert result.seconds >= result.compute > 0 and result.p2p > 0
+    made = point.profile(plan, result, MODEL, spec, split, {"size": 6}, ["smpirun"], "SimGrid 3.32")
+    profile.validate(made)
+    assert made["comm"]["p2p"]["bytes"] == sum(traffic(plan, r).p2p_bytes for r in plan.ranks_plan)
+    assert made["simulated"]["cluster"] == "two"
+
+
+def test_cores_must_fill_the_clusters_nodes():
+    merlin = cluster.load("merlin")
+    with pytest.raises(simulation.SimulationError, match="8-core nodes"):
+        simulation.scales(merlin, (64, 60))
+    with pytest.raises(simulation.SimulationError, match="more than Merlin has"):
+        simulation.scales(merlin, (4096,))
+    assert simulation.scales(merlin, None) == (8, 16, 32, 64, 128, 256, 512)
+
+
+SPEC = """
+study: tiny-md
+kernel: md
+params: {size: 8, steps: 20}
+configurations: [pure-mpi, hybrid-1]
+cores: [1, 2]
+results: RESULTS
+"""
+
+
+@needs_smpi
+def test_simulate_command_stores_and_reports_simulated_runs(tiny_study, tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8,16", "--steps",
+                          "4"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (tiny_study / "report-merlin.html").exists()
+    with Store(tiny_study) as store:
+        runs = store.runs("tiny-md-on-merlin")
+    assert {(r["nodes"], r["ranks_per_node"], r["threads"]) for r in runs} == {(1, 8, 1), (1, 1, 8), (2, 8, 1),
+                                                                                (2, 1, 8)}
+    assert all(r["backend"] == "simgrid" and r["status"] == "ok" for r in runs)
+    costs = runs[0]["profile"]["simulated"]["compute_model"]
+    assert costs["force_s_per_atom_step"] > 0 and "measured" in costs["sources"]["costs"]
+
+
+def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "none")))
+    cases = [(["--cluster", "nowhere"], "unknown cluster 'nowhere'"),
+             (["--cluster", "merlin", "--cores", "12"], "not a whole number of Merlin's 8-core nodes"),
+             (["--cluster", "merlin", "--cores", "8"], "has no results.db")]
+    for extra, message in cases:
+        out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), *extra], capture_output=True, text=True)
+        assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "none").exists()
+
+
+def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
+    python_only = {**os.environ, "PATH": str(Path(sys.executable).parent)}
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8"],
+                         capture_output=True, text=True, env=python_only)
+    assert out.returncode == 2 and "apt-get install libsimgrid-dev" in out.stderr
+
+
+def test_a_failed_replay_is_stored_as_a_failed_simulated_run(tiny_study, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ReplayFailed("smpirun -replay exited 134: free(): invalid pointer")
+
+    monkeypatch.setattr(point, "simulate", refuse)
+    merlin = cluster.load("merlin")
+    from hybridperf.study import spec as specs
+    study = simulation.on_cluster(specs.parse(SPEC.replace("RESULTS", str(tiny_study)), cores_per_node=8), merlin,
+                                  (8,), 2)
+    with Store(tiny_study) as store:
+        model = simulation.thesis_costs(merlin)
+        outcome = simulation.run(study, merlin, model, store, "tiny.yaml")
+        stored = store.runs(study.name)
+    assert outcome.failed and all(r["status"] == "failed" and "invalid pointer" in r["stderr"] for r in stored)
+
+
+@needs_smpi
+def test_validate_reports_every_outcome_with_its_source_and_the_docs_carry_them():
+    out = subprocess.run([*HYBRIDPERF, "simulate", "validate", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    assert len(found) >= 5
+    doc = (DOCS / "reproducing-seeds.md").read_text()
+    for o in found:
+        assert o["source"] and o["published"] and o["simulated"] and isinstance(o["reproduced"], bool)
+        row = next((line for line in doc.splitlines() if line.startswith(f"| {o['claim']} |")), None)
+        assert row, f"docs/reproducing-seeds.md has no row for {o['claim']!r}"
+        assert f"| {'yes' if o['reproduced'] else 'no'} |" in row and o["simulated"] in row

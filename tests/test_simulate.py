@@ -210,3 +210,14 @@ def test_validate_reports_every_outcome_with_its_source_and_the_docs_carry_them(
         row = next((line for line in doc.splitlines() if line.startswith(f"| {o['claim']} |")), None)
         assert row, f"docs/reproducing-seeds.md has no row for {o['claim']!r}"
         assert f"| {'yes' if o['reproduced'] else 'no'} |" in row and o["simulated"] in row
+
+
+@needs_smpi
+def test_report_of_simulated_runs_says_they_are_simulated(tiny_study, tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8", "--steps", "2"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    page = (tiny_study / "report-merlin.html").read_text()
+    assert "<b>Simulated</b> on Merlin with SimGrid" in page and "do not apply" in page

@@ -98,12 +98,24 @@ def _provenance(runs: list[dict[str, Any]]) -> str:
             f"(OpenMP {b['openmp_version']}); hosts: {html.escape(', '.join(p['run']['hosts']))}.</p>")
 
 
+def _simulated_notice(runs: list[dict[str, Any]]) -> str:
+    """Simulated runs (hybridperf simulate) are exact replays, one per point: say so before any interval is read."""
+    simulated = {r["profile"]["simulated"]["cluster_name"] for r in runs if r["profile"] and "simulated" in r["profile"]}
+    if not simulated:
+        return ""
+    return (f"<div class='headline'><b>Simulated</b> on {html.escape(', '.join(sorted(simulated)))} with SimGrid "
+            "(docs/simulation.md): one exact replay per point, no run-to-run noise. The error bars (5% for single "
+            "runs) and the verdicts' intervals below are the convention for measured runs and do not apply: "
+            "compare the simulated times directly.</div>")
+
+
 def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: list[dict[str, Any]]) -> str:
     ok = sum(r["status"] == "ok" for r in runs)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>hybridperf report: {html.escape(name)}</title>"
              f"<style>{STYLE}</style></head><body>",
              f"<h1>Study <code>{html.escape(name)}</code></h1>",
              f"<p>{html.escape(spec.get('description', ''))}</p>",
+             _simulated_notice(runs),
              headline(sections),
              f"<p>Kernel <code>{html.escape(spec['kernel'])}</code>; configurations "
              f"{html.escape(', '.join(spec['configurations']))}; {ok} of {len(runs)} runs succeeded; repeats "

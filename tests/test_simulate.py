@@ -14,11 +14,14 @@ import pytest
 from hybridperf import cluster, profile
 from hybridperf.launch import kernels
 from hybridperf.models.split import Split, ThreadEfficiency
-from hybridperf.simulate import point, study as simulation, traces
-from hybridperf.simulate.compute import ComputeModel, Threads
+from hybridperf.simulate import point, spmv_costs, study as simulation, traces
+from hybridperf.simulate.compute import compute_seconds, Threads
+from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.plan import parse, traffic
 from hybridperf.simulate.replay import replay, ReplayFailed
 from hybridperf.store.db import Store
+
+from conftest import CORES, run_kernel_in
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 SMPI = shutil.which("smpirun") is not None
@@ -45,8 +48,8 @@ def two_nodes(latency: str, bandwidth: str = "1GBps") -> cluster.ClusterSpec:
     return cluster.parse(TWO_NODES.replace("LATENCY", latency).replace("BANDWIDTH", bandwidth), "two")
 
 
-MODEL = ComputeModel(force=1e-6, integrate=1e-7, neighbor=2e-7, pack=1e-8, threads=Threads(ThreadEfficiency()),
-                     fork_join=lambda t: 1e-6)
+MODEL = MdCosts(force=1e-6, integrate=1e-7, neighbor=2e-7, pack=1e-8, threads=Threads(ThreadEfficiency()),
+                fork_join=lambda t: 1e-6)
 
 
 def md_plan(args: tuple[str, ...], ranks: int):
@@ -69,7 +72,7 @@ def test_plan_equals_the_real_runs_messages_and_bytes(run_md, ranks, args):
     assert sum(t.collective_bytes for t in sent) == comm["collective"]["bytes"]
     assert [[op.bytes // 24 for op in r.ordinary] for r in plan.ranks_plan] == real.profile["md"]["halo"]["atoms_per_message"]
     assert list(plan.grid) == real.profile["md"]["grid"]
-    assert sum(r.atoms for r in plan.ranks_plan) == real.profile["md"]["atoms"]
+    assert sum(r.work["atoms"] for r in plan.ranks_plan) == real.profile["md"]["atoms"]
 
 
 def test_plan_refuses_what_a_run_would(md_binary):
@@ -81,7 +84,7 @@ def test_plan_refuses_what_a_run_would(md_binary):
 
 def test_trace_follows_the_step_structure():
     plan = md_plan(("-s", "6", "--steps", "4", "--neigh-every", "2", "--thermo", "0"), 2)
-    lines = traces.rank_trace(plan, plan.ranks_plan[0], MODEL, 1).splitlines()
+    lines = traces.rank_trace(plan, plan.ranks_plan[0], MODEL, Split(1, 2, 1)).splitlines()
     actions = [line.split()[1] for line in lines]
     assert actions[0] == "init" and actions[-1] == "finalize"
     # steps 1 and 3: 6 halo messages; 2 and 4 rebuild: 6 migration + 6 halo; the sum at step 4 only
@@ -95,8 +98,9 @@ def test_free_network_replays_the_compute_model(tmp_path):
     plan = md_plan(("-s", "6", "--steps", "3"), 2)
     free = two_nodes("1e-9ns", "1e9TBps")
     for threads in (1, 2):
-        texts = [traces.rank_trace(plan, r, MODEL, threads) for r in plan.ranks_plan]
-        expected = max(traces.compute_seconds(plan, r, MODEL, threads) for r in plan.ranks_plan)
+        split = Split(2, 1, threads)
+        texts = [traces.rank_trace(plan, r, MODEL, split) for r in plan.ranks_plan]
+        expected = max(compute_seconds(plan, r, MODEL, split) for r in plan.ranks_plan)
         assert replay(texts, free, 1, tmp_path) == pytest.approx(expected, rel=1e-5)
 
 
@@ -105,7 +109,7 @@ def test_doubling_the_latency_adds_a_latency_per_message_on_the_path(tmp_path):
     """2 ranks on 2 nodes, grid 2x1x1: per step the two x messages cross the network (the y and z ones go to the
     rank itself); the last step's sum adds its own. Doubling the latency again adds twice as much."""
     plan = md_plan(("-s", "6", "--steps", "3", "--thermo", "0"), 2)
-    texts = [traces.rank_trace(plan, r, MODEL, 1) for r in plan.ranks_plan]
+    texts = [traces.rank_trace(plan, r, MODEL, Split(2, 1, 1)) for r in plan.ranks_plan]
     t1, t2, t4 = (replay(texts, two_nodes(latency), 1, tmp_path / latency) for latency in ("10us", "20us", "40us"))
     assert t4 - t2 == pytest.approx(2 * (t2 - t1), rel=1e-3)
     crossings = 2 * plan.steps
@@ -221,3 +225,127 @@ def test_report_of_simulated_runs_says_they_are_simulated(tiny_study, tmp_path):
     assert out.returncode == 0, out.stderr
     page = (tiny_study / "report-merlin.html").read_text()
     assert "<b>Simulated</b> on Merlin with SimGrid" in page and "do not apply" in page
+    # between simulated points the lead is exact: decided by the values, not left undecided for want of repeats
+    assert "exact (simulated)" in page and "A simulated lead is exact" in page and "longer (simulated)" in page
+
+
+SPMV = ("--n", "3", "--calls", "3")
+
+
+@pytest.mark.parametrize("ranks, threads, mode", [(4, 1, "mpi"), (2, 2, "hybrid")])
+def test_spmv_plan_equals_the_real_runs_messages_and_bytes(tmp_path, ranks, threads, mode):
+    """Every call's Isends, Irecvs and Waitall, to whom and how many bytes, and each rank's nonzeros: what the
+    real run (all ranks on this one node) counts."""
+    args = (*SPMV, "--mode", mode)
+    real = run_kernel_in(tmp_path, "spmv", ranks, threads, args)
+    assert real.returncode == 0, real.stderr
+    plan = parse(kernels.plan("spmv", args, ranks, ranks, threads))
+    comm, section = real.profile["comm"], real.profile["spmv"]
+    sent = [traffic(plan, r) for r in plan.ranks_plan]
+    assert sum(t.p2p_calls for t in sent) == comm["p2p"]["calls"]
+    assert sum(t.p2p_messages for t in sent) == comm["p2p"]["messages"]
+    assert sum(t.p2p_bytes for t in sent) == comm["p2p"]["bytes"]
+    assert sum(t.collectives for t in sent) == comm["collective"]["calls"] == 0
+    assert sum(r.work["nnz"] for r in plan.ranks_plan) == section["nonzeros"]
+    assert plan.problem["rows"] == section["rows"] and list(plan.grid) == section["rank_grid"]
+    # the points sent to each neighbour, against the run's per-direction counts
+    for r, counts in zip(plan.ranks_plan, section["halo_points"]):
+        assert sorted(op.bytes // 8 for op in r.ordinary if op.kind == "isend") == sorted(c for c in counts if c)
+
+
+@needs_smpi
+def test_spmv_free_network_replays_the_compute_model(tmp_path):
+    plan = parse(kernels.plan("spmv", (*SPMV, "--mode", "mpi"), 4, 2, 1))
+    costs = spmv_costs.SpmvCosts(product=2e-9, pack=1e-9, node=Threads(ThreadEfficiency(((2, 0.8),), "test")),
+                                 fork_join=lambda t: 1e-6)
+    split = Split(2, 2, 1)
+    texts = [traces.rank_trace(plan, r, costs, split) for r in plan.ranks_plan]
+    expected = max(compute_seconds(plan, r, costs, split) for r in plan.ranks_plan)
+    # two cores of a node multiply at once: each at e(2) = 0.8 of one alone
+    assert costs.regions(plan, plan.ranks_plan[0], split)["local_product"] == pytest.approx(
+        plan.ranks_plan[0].work["nnz"] * 2e-9 / 0.8 * plan.steps)
+    assert replay(texts, two_nodes("1e-9ns", "1e9TBps"), 2, tmp_path) == pytest.approx(expected, rel=1e-5)
+    result = point.simulate(plan, costs, two_nodes("5us"), split, tmp_path)
+    assert result.seconds > result.compute and result.p2p > 0 and result.collective == 0
+    made = point.profile(plan, result, costs, two_nodes("5us"), split, {"n": 3}, ["smpirun"], "SimGrid 3.32")
+    profile.validate(made)
+    assert made["comm"]["p2p"]["bytes"] == sum(traffic(plan, r).p2p_bytes for r in plan.ranks_plan)
+    assert set(made["regions"]) == {"pack", "local_product", "exchange", "total"}
+
+
+def test_spmv_costs_from_measured_runs(tmp_path):
+    """Serial prices a nonzero, hybrid on 2 threads gives e(2), the 2-rank MPI run prices packing."""
+    runs = {cfg: run_kernel_in(tmp_path, "spmv", ranks, threads, ("--n", "12", "--calls", "5", "--mode", mode,
+                                                                  "--node-threads", "2"))
+            for cfg, (ranks, threads, mode) in {"serial": (1, 1, "serial"), "hybrid": (1, 2, "hybrid"),
+                                                "mpi": (2, 1, "mpi")}.items()}
+    assert all(r.returncode == 0 for r in runs.values())
+    costs = spmv_costs.measured(runs["serial"].profile, [r.profile for r in runs.values()], lambda t: 1e-6, "test")
+    section = runs["serial"].profile["spmv"]
+    assert costs.product == pytest.approx(runs["serial"].profile["regions"]["local_product"]["time"]["avg"]
+                                          / (section["nonzeros"] * section["calls"]))
+    assert 0 < costs.node(2) < 2.5 and costs.pack > 0
+    assert "measured" in costs.node.source
+
+
+def test_md_node_efficiency_slows_every_busy_core():
+    """n(c): with two ranks of one thread on a node at n(2) = 0.5, each computes twice as long as alone."""
+    slow = MdCosts(force=1e-6, integrate=0.0, neighbor=0.0, pack=0.0, threads=Threads(ThreadEfficiency()),
+                   fork_join=lambda t: 0.0, node=Threads(ThreadEfficiency(((2, 0.5),), "test")))
+    assert slow.share(1.0, Split(1, 2, 1)) == pytest.approx(2.0)
+    assert slow.share(1.0, Split(2, 1, 1)) == pytest.approx(1.0)  # one busy core per node
+    assert slow.share(1.0, Split(1, 1, 2)) == pytest.approx(1.0)  # 2 threads, each at n(2): 1 / (2 x 0.5)
+
+
+def test_cluster_measure_describes_this_machine(tmp_path):
+    out = tmp_path / "node.yaml"
+    done = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(out), "--host", "testnode"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    spec = cluster.load(str(out))
+    assert spec.nodes == 1 and spec.cores_per_node == CORES and spec.fork_join_threads == CORES
+    assert 0 < spec.intra_latency.value < 1e-3 and spec.intra_bandwidth.value > 1e8
+    assert "measured: hybridperf-mixbench pingpong" in spec.intra_latency.source and spec.latency.assumed
+    with pytest.raises(cluster.ClusterError, match="hybridperf cluster measure"):
+        cluster.load("this-machine", directory=tmp_path)
+
+
+@needs_smpi
+def test_recommend_simulate_names_a_winner_and_the_assumed_figures_effect():
+    out = subprocess.run([*HYBRIDPERF, "model", "recommend", "--simulate", "--cluster", "merlin", "--size", "16",
+                          "--steps", "10", "--window", "5", "--nodes", "1,2"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "8r×1t" in out.stdout and "1r×8t" in out.stdout and "winner" in out.stdout
+    # Merlin's on-node latency and bandwidth are assumed: each gets a row of what moving it does
+    assert "intra-node latency" in out.stdout and "intra-node bandwidth" in out.stdout
+    refused = subprocess.run([*HYBRIDPERF, "model", "recommend", "--simulate", "--cluster", "merlin", "--kernel",
+                              "spmv"], capture_output=True, text=True)
+    assert refused.returncode != 0 and "needs --calibration" in refused.stderr and len(refused.stderr.splitlines()) == 1
+
+
+@needs_smpi
+def test_simulate_spmv_study_plans_each_mode_on_the_clusters_nodes(tmp_path):
+    """A measured SPMV study simulated on the IBM SP: each configuration planned in its own mode, so every
+    point holds n^3 rows per core of the cluster (MPI's bricks per rank, hybrid's per node)."""
+    spec = tmp_path / "spmv.yaml"
+    spec.write_text(f"""study: tiny-spmv
+kernel: spmv
+params: {{n: 6, calls: 4}}
+configurations:
+  - pure-mpi: {{mode: mpi}}
+  - hybrid-1: {{mode: hybrid}}
+  - 1x1: {{mode: serial}}
+nodes: [1]
+repeats: 1
+results: {tmp_path / 'results'}
+""")
+    assert subprocess.run([*HYBRIDPERF, "study", str(spec), "--no-report"], capture_output=True).returncode == 0
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "ibm-sp", "--cores", "8"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    with Store(tmp_path / "results") as store:
+        simulated = [r for r in store.runs() if r["backend"] == "simgrid"]
+    modes = {r["profile"]["spmv"]["mode"]: r["profile"] for r in simulated if r["configurations"] != ["1x1"]}
+    assert set(modes) == {"mpi", "hybrid"}
+    assert all(p["spmv"]["rows"] == 8 * 6**3 for p in modes.values())
+    assert modes["mpi"]["run"]["ranks"] == 8 and modes["hybrid"]["run"]["threads_per_rank"] == 4

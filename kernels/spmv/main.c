@@ -69,6 +69,10 @@ static int simulate(spmv_sim *s, hp_run *run)
     int ok = hp_args_parse(s->args, s->nargs, run->argc, run->argv, err, sizeof err) == 0;
     if (ok) spmv_params_resolve(&s->p);
     if (ok && s->p.profile) ok = hp_check_writable(s->p.profile, err, sizeof err) == 0;
+    if (ok && s->p.plan) {
+        ok = spmv_plan(&s->p, run->rank == 0, err, sizeof err) == 0;
+        return hp_any_error(&s->comm, MPI_COMM_WORLD, ok, SPMV_KERNEL, err) ? 2 : 0;
+    }
     if (ok)
         ok =
             spmv_grid_create(&s->g, &s->p, run->ranks, run->rank, ranks_per_node(), run->threads, err, sizeof err) == 0;

@@ -65,12 +65,14 @@ static long box_points(const int lo[3], const int hi[3])
     return (long)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
 }
 
-static void build_halo(const spmv_grid *g, spmv_halo *h, long rows, int ghost_slot_of_dir[SPMV_NEIGHBOURS])
+/* The halo of a brick: its neighbours, the points each needs, and (slot_of_dir, when asked for) which
+ * neighbour slot serves each direction. */
+void spmv_halo_layout(const spmv_grid *g, spmv_halo *h, int slot_of_dir[SPMV_NEIGHBOURS])
 {
     memset(h, 0, sizeof *h);
     long ghosts = 0;
     for (int dir = 0; dir < SPMV_NEIGHBOURS; dir++) {
-        ghost_slot_of_dir[dir] = -1;
+        if (slot_of_dir) slot_of_dir[dir] = -1;
         if (g->neighbour[dir] < 0) continue;
         int off[3], lo[3], hi[3], k = h->count++;
         spmv_direction(dir, off);
@@ -84,12 +86,21 @@ static void build_halo(const spmv_grid *g, spmv_halo *h, long rows, int ghost_sl
             for (int y = lo[1]; y < hi[1]; y++)
                 for (int x = lo[0]; x < hi[0]; x++) h->send_index[k][m++] = x + g->block[0] * (y + g->block[1] * z);
         h->recv_offset[k] = ghosts; /* the neighbour sends the same box, seen from its side */
-        ghost_slot_of_dir[dir] = k;
+        if (slot_of_dir) slot_of_dir[dir] = k;
         ghosts += h->send_points[k];
         h->send_total += h->send_points[k];
     }
     h->sendbuf = malloc(((size_t)h->send_total + 1) * sizeof(double));
-    (void)rows;
+}
+
+/* Nonzeros of the brick's rows without assembling them: the stencil is a product of three 1-D
+ * three-point stencils cut at the domain's faces, so the count is the product of the 1-D counts. */
+long spmv_brick_nnz(const spmv_grid *g)
+{
+    long nnz = 1;
+    for (int d = 0; d < 3; d++)
+        nnz *= 3L * g->block[d] - (g->offset[d] == 0) - (g->offset[d] + g->block[d] == g->global[d]);
+    return nnz;
 }
 
 /* Local column of the point at brick coordinates c (which may lie in a ghost layer). */
@@ -116,7 +127,7 @@ void spmv_assemble(const spmv_params *p, const spmv_grid *g, spmv_matrix *m, spm
 {
     const long rows = (long)g->block[0] * g->block[1] * g->block[2];
     int slot_of_dir[SPMV_NEIGHBOURS];
-    build_halo(g, h, rows, slot_of_dir);
+    spmv_halo_layout(g, h, slot_of_dir);
     m->rows = rows;
     m->ghosts = h->send_total;
     m->row_start = hp_alloc_large(((size_t)rows + 1) * sizeof *m->row_start);

@@ -6,7 +6,8 @@
 
 int spmv_params_table(spmv_params *p, hp_arg *args)
 {
-    *p = (spmv_params){.n = 20, .calls = 100, .mode_name = "mpi", .coefficients = "varying"};
+    *p = (spmv_params){.n = 20, .calls = 100, .mode_name = "mpi", .coefficients = "varying", .plan_ranks_per_node = 1,
+                       .plan_threads = 1};
     const hp_arg table[] = {
         {HP_OPTION("n", 'n', HP_ARG_INT, &p->n, "N", "brick edge: n^3 points per core (the paper's 5 ... 40)"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
@@ -26,6 +27,16 @@ int spmv_params_table(spmv_params *p, hp_arg *args)
          .choices = "varying|constant"},
         {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
         {HP_OPTION("no-timers", 0, HP_ARG_FLAG, &p->no_timers, NULL, "disable region and communication timers")},
+        {HP_OPTION("plan", 0, HP_ARG_INT, &p->plan, "R",
+                   "print as JSON every rank's rows, nonzeros and messages of one call for a run on R ranks "
+                   "(for hybridperf simulate); run nothing"),
+         .min_rule = HP_MIN_INCLUSIVE, .min = 1},
+        {HP_OPTION("plan-ranks-per-node", 0, HP_ARG_INT, &p->plan_ranks_per_node, "N",
+                   "--plan: ranks per node of the planned run"),
+         .min_rule = HP_MIN_INCLUSIVE, .min = 1},
+        {HP_OPTION("plan-threads", 0, HP_ARG_INT, &p->plan_threads, "T",
+                   "--plan: threads per rank of the planned run (--mode hybrid sizes a brick for them)"),
+         .min_rule = HP_MIN_INCLUSIVE, .min = 1},
     };
     memcpy(args, table, sizeof table);
     return (int)(sizeof table / sizeof *table);

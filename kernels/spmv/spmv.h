@@ -28,6 +28,7 @@ typedef enum { MODE_MPI, MODE_HYBRID, MODE_SERIAL } spmv_mode;
 
 typedef struct {
     int n, calls, node_threads, verify, no_timers;
+    int plan, plan_ranks_per_node, plan_threads; /* --plan R: lay out a run on R ranks, run nothing */
     int grid[3];
     const char *mode_name, *coefficients, *profile;
     spmv_mode mode;
@@ -77,6 +78,8 @@ void spmv_direction(int d, int off[3]);
 /* matrix.c */
 double spmv_coefficient(const spmv_params *p, long row, long col, int diagonal);
 double spmv_x(const spmv_params *p, long global_index);
+void spmv_halo_layout(const spmv_grid *g, spmv_halo *h, int slot_of_dir[SPMV_NEIGHBOURS]);
+long spmv_brick_nnz(const spmv_grid *g);
 void spmv_assemble(const spmv_params *p, const spmv_grid *g, spmv_matrix *m, spmv_halo *h);
 void spmv_matrix_free(spmv_matrix *m);
 
@@ -84,6 +87,9 @@ void spmv_matrix_free(spmv_matrix *m);
 void spmv_exchange(hp_comm *c, spmv_halo *h, double *x, long rows, MPI_Comm comm, hp_timers *t, int pack_id,
                    int exchange_id);
 void spmv_halo_free(spmv_halo *h);
+
+/* plan.c: --plan R (print: rank 0 prints, the others only check) */
+int spmv_plan(const spmv_params *p, int print, char *err, size_t errlen);
 
 /* product.c */
 void spmv_product(const spmv_matrix *m, const double *restrict x, double *restrict y);

@@ -172,11 +172,53 @@ def names(directory: Path = CLUSTERS) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.yaml"))
 
 
+THIS_MACHINE = "this-machine"  # written by `hybridperf cluster measure`, not shipped
+
+
 def load(name: str, directory: Path = CLUSTERS) -> ClusterSpec:
-    path = directory / f"{name}.yaml"
+    """A description by name (clusters/NAME.yaml) or by the path of a YAML file."""
+    path = Path(name) if name.endswith((".yaml", ".yml")) else directory / f"{name}.yaml"
     if not path.is_file():
-        raise ClusterError(f"unknown cluster '{name}': the descriptions in {directory} are {', '.join(names(directory))}")
-    return parse(path.read_text(), name, str(path))
+        if name == THIS_MACHINE:
+            raise ClusterError(f"{path} does not exist yet: measure this machine with `hybridperf cluster measure`")
+        raise ClusterError(f"unknown cluster '{name}': the descriptions in {directory} are {', '.join(names(directory))}"
+                           " (or give a description file's path)")
+    return parse(path.read_text(), path.stem, str(path))
+
+
+def _figure_of(profile: dict[str, Any], name: str) -> float | None:
+    return next((f["value"] for f in profile["figures_of_merit"] if f["name"] == name), None)
+
+
+def describe_node(host: str, cores: int, sockets: int, pingpong: dict[str, Any], ompbench: dict[str, Any],
+                  when: str) -> str:
+    """The description (YAML) of one node measured with hybridperf-mixbench's ping-pong between two of its ranks
+    and hybridperf-ompbench's PARALLEL_FOR overhead (PARALLEL where a profile has no PARALLEL_FOR). A node has
+    no network: its intra-node figures stand in for one, marked so."""
+    latency, bandwidth = _figure_of(pingpong, "pingpong_latency"), _figure_of(pingpong, "pingpong_bandwidth")
+    construct = "PARALLEL_FOR" if _figure_of(ompbench, "overhead.PARALLEL_FOR") is not None else "PARALLEL"
+    fork_join = _figure_of(ompbench, f"overhead.{construct}")
+    if latency is None or bandwidth is None or fork_join is None:
+        raise ClusterError("the profiles need hybridperf-mixbench -b pingpong's latency and bandwidth and "
+                           "hybridperf-ompbench's PARALLEL_FOR (or PARALLEL) overhead")
+    if cores % sockets:
+        raise ClusterError(f"{cores} cores do not divide into {sockets} sockets")
+    ping = f"measured: hybridperf-mixbench pingpong, 2 ranks on {host}, {when}"
+    data = {
+        "name": f"this machine ({host})",
+        "description": f"one node of {cores} cores, measured by hybridperf cluster measure on {when}",
+        "nodes": 1, "sockets": sockets, "cores_per_socket": cores // sockets,
+        "network": {"latency": {"value": f"{latency:.4g}us", "assumed": True,
+                                "source": "one node has no network: the intra-node figure stands in"},
+                    "bandwidth": {"value": f"{bandwidth:.5g}MBps", "assumed": True,
+                                  "source": "one node has no network: the intra-node figure stands in"},
+                    "topology": {"kind": "star", "assumed": True}},
+        "intra_node": {"latency": {"value": f"{latency:.4g}us", "source": f"{ping}: 1-byte latency"},
+                       "bandwidth": {"value": f"{bandwidth:.5g}MBps", "source": f"{ping}: largest message"}},
+        "fork_join": {"value": f"{fork_join:.4g}us", "threads": int(ompbench["run"]["threads_per_rank"]),
+                      "source": f"measured: hybridperf-ompbench {construct} overhead on {host}, {when}"},
+    }
+    return yaml.safe_dump(data, sort_keys=False, width=120)
 
 
 def host_names(spec: ClusterSpec) -> list[str]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
 from hybridperf.analysis.stats import summarize, Summary
-from hybridperf.analysis.verdicts import Band, Judgement, judge_ratio
+from hybridperf.analysis.verdicts import Band, Judgement, judge_ratio, judge_value
 from hybridperf.shapes import Design
 
 AHEAD = Band(1.0, float("inf"))  # the runner-up's time over the winner's: above 1 throughout, the win is decided
@@ -61,6 +62,7 @@ class Verdict:
     runner_up: str | None
     lead: Judgement | None  # runner-up median / winner median, with its interval, against AHEAD
     versus_pure_mpi: Judgement | None  # pure-MPI median / winner median (None when pure MPI wins or is absent)
+    exact: bool = False  # every run compared is a simulated replay: the lead is exact under the model's inputs
 
     @property
     def decided(self) -> bool | None:
@@ -159,11 +161,23 @@ def winner(points: list[Point]) -> tuple[Point, Point | None, Judgement | None]:
                    (best.nodes, best.ranks_per_node, best.threads)), None)
     if second is None:
         return best, None, None
-    return best, second, judge_ratio(_times(second), _times(best), AHEAD)
+    return best, second, _lead(second, best)
 
 
 def _times(p: Point) -> list[float]:
     return [r["loop_time"] for r in p.runs]
+
+
+def _simulated(p: Point) -> bool:
+    return bool(p.runs) and all(r.get("backend") == "simgrid" for r in p.runs)
+
+
+def _lead(slower: Point, faster: Point) -> Judgement:
+    """slower's median over faster's with its interval; between simulated points, which are exact replays, the
+    interval is the value itself."""
+    if _simulated(slower) and _simulated(faster):
+        return judge_value(statistics.median(_times(slower)) / statistics.median(_times(faster)), AHEAD)
+    return judge_ratio(_times(slower), _times(faster), AHEAD)
 
 
 def _verdicts(pts: list[Point]) -> list[Verdict]:
@@ -176,8 +190,9 @@ def _verdicts(pts: list[Point]) -> list[Verdict]:
         pure = next((p for p in here if p.configuration == "pure-mpi"), None)
         same = pure is not None and (pure.nodes, pure.ranks_per_node, pure.threads) == \
             (best.nodes, best.ranks_per_node, best.threads)
-        versus = judge_ratio(_times(pure), _times(best), AHEAD) if pure and not same else None
-        out.append(Verdict(scale, best.configuration, second.configuration if second else None, lead, versus))
+        versus = _lead(pure, best) if pure and not same else None
+        out.append(Verdict(scale, best.configuration, second.configuration if second else None, lead, versus,
+                           all(_simulated(p) for p in here)))
     return out
 
 

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import tempfile
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from hybridperf import cluster
+from hybridperf import cluster, profile
 from hybridperf.cli.ui import console, fail
 from hybridperf.files import write_atomic
+from hybridperf.launch import runner
+from hybridperf.launch.lines import Configuration
+from hybridperf.launch.machine import local_machine
 
 cluster_app = typer.Typer(help="Cluster descriptions (clusters/*.yaml) and their SimGrid platforms.",
                           no_args_is_help=True)
@@ -70,3 +75,50 @@ def platform_command(
     except OSError as err:
         fail(f"cannot write {out}: {err.strerror}")
     console.print(f"platform: {out} ({len(cluster.host_names(_load(name)))} hosts)")
+
+
+def _measure(kernel: str, ranks: int, threads: int, cores: int, args: list[str], work: Path) -> dict:
+    """One run of a micro-benchmark here; its profile."""
+    path = work / f"{kernel}.json"
+    launch = runner.prepare(kernel, Configuration(1, ranks, threads, cores), args, path)
+    console.print(f"measuring: {launch.shell()}", highlight=False)
+    outcome = runner.execute(launch, path, timeout=300)
+    if outcome.profile is None:
+        own = [line for line in outcome.stderr.splitlines() if "error: " in line]
+        fail(f"{kernel} failed ({outcome.returncode}): {(own[0] if own else outcome.stderr.strip()[-300:])}")
+    return outcome.profile
+
+
+@cluster_app.command("measure")
+def measure_command(
+    out: Annotated[Path, typer.Option(help="Write the description here.")] = cluster.CLUSTERS / "this-machine.yaml",
+    pingpong: Annotated[Optional[Path], typer.Option(help="Use this hybridperf-mixbench -b pingpong profile "
+                                                          "instead of measuring.")] = None,
+    ompbench: Annotated[Optional[Path], typer.Option(help="Use this hybridperf-ompbench profile (PARALLEL_FOR or "
+                                                          "PARALLEL) instead of measuring.")] = None,
+    cores: Annotated[Optional[int], typer.Option(min=2, help="Cores of the node (default: this machine's, "
+                                                             "from hwloc).")] = None,
+    host: Annotated[Optional[str], typer.Option(help="The node's name (default: this machine's).")] = None,
+) -> None:
+    """Describe this machine as a one-node cluster (`--cluster this-machine`): the MPI latency and bandwidth
+    between two of its ranks and OpenMP's fork/join at all its cores, measured here in a few seconds."""
+    node = local_machine()
+    cores = cores or node.cores
+    if cores < 2:
+        fail("a one-core machine has no intra-node messages to measure; describe it by hand (docs/clusters.md)")
+    try:
+        with tempfile.TemporaryDirectory(prefix="hybridperf-measure-") as work:
+            ping = profile.load(pingpong) if pingpong else _measure(
+                "mixbench", 2, 1, cores, ["-b", "pingpong", "--max-size", "4194304", "-n", "2000"], Path(work))
+            omp = profile.load(ompbench) if ompbench else _measure(
+                "ompbench", 1, cores, cores, ["-c", "PARALLEL_FOR"], Path(work))
+        text = cluster.describe_node(host or node.hostname, cores, min(node.packages, cores), ping, omp,
+                                     time.strftime("%Y-%m-%d"))
+        write_atomic(out, text)
+    except cluster.ClusterError as err:
+        fail(str(err))
+    except (OSError, ValueError) as err:
+        fail(f"cannot describe this machine: {err}")
+    spec = cluster.parse(text, out.stem, str(out))
+    console.print(f"{out}: {spec.name}, {spec.cores_per_node} cores, intra-node {spec.intra_latency.text} and "
+                  f"{spec.intra_bandwidth.text}, fork/join {spec.fork_join.text} at {spec.fork_join_threads} threads")

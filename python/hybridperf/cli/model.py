@@ -170,6 +170,11 @@ def recommend_command(
     future: Annotated[bool, typer.Option("--future", help="The thesis's what-if: 16 cores per node, an interconnect "
                                                          "of twice the bandwidth and half the latency, a doubled "
                                                          "problem.")] = False,
+    simulate: Annotated[bool, typer.Option("--simulate", help="Answer from SimGrid (hybridperf simulate's replay of "
+                                                              "the kernel's plan) instead of the closed form; "
+                                                              "--cluster names a description of clusters/.")] = False,
+    window: Annotated[int, typer.Option(min=1, help="--simulate: md steps (spmv calls) replayed, scaled to "
+                                                    "--steps.")] = 20,
 ) -> None:
     """Predict every ranks x threads split per node, name the winner with its margin and the crossovers, and say
     how far each input would have to move to change the winner."""
@@ -188,6 +193,11 @@ def recommend_command(
     if any(v is not None and v < 1 for v in (size, steps)) or (thread_loss or 0) < 0 or (work_seconds or 1) <= 0:
         fail("--size and --steps must be 1 or more, --thread-loss 0 or more, --work-seconds above 0")
     profiles = _profiles_of(calibration) if calibration else []
+    if simulate:
+        from hybridperf.cli.recommend_simulated import recommend_simulated
+
+        recommend_simulated(cluster, kernel, size, steps, counts, profiles, window)
+        return
     cal, serial = _calibration_from(profiles, kernel) if calibration else (None, None)
     if cluster == "this":
         from hybridperf.launch.machine import local_machine

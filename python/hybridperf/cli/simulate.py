@@ -64,6 +64,9 @@ def simulate(
         described = cluster.load(cluster_name)
         study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
                                       _cores(cores), steps)
+        if costs == "thesis" and study.kernel != "md":
+            fail(f"--costs thesis prices md on the thesis's Merlin core; simulate {study.kernel} with --costs measured "
+                 "(simulate validate uses Chow & Hysom's published SPMV costs)")
         directory = results or Path(study.results)
         if costs == "measured" and not (directory / "results.db").exists():
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "

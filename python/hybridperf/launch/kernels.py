@@ -136,10 +136,15 @@ def check_decomposition(kernel: str, args: tuple[str, ...], ranks: tuple[int, ..
     return {r["ranks"]: r["error"] for r in json.loads(_ask(command, "--check-decomposition"))}
 
 
-def plan(kernel: str, args: tuple[str, ...], ranks: int) -> dict[str, Any]:
+PLACED_PLANS = ("spmv",)  # kernels whose bricks depend on ranks per node and threads per rank
+
+
+def plan(kernel: str, args: tuple[str, ...], ranks: int, ranks_per_node: int = 1, threads: int = 1) -> dict[str, Any]:
     """What a run of `args` on `ranks` ranks would send, per rank and step type, as the kernel's own
     decomposition and halo selection decide (`--plan`, one process, no forces; docs/simulation.md)."""
-    return json.loads(_ask([str(kernel_path(kernel)), *args, "--plan", str(ranks)], "--plan"))
+    placed = ("--plan-ranks-per-node", str(ranks_per_node), "--plan-threads", str(threads)) \
+        if kernel in PLACED_PLANS else ()
+    return json.loads(_ask([str(kernel_path(kernel)), *args, "--plan", str(ranks), *placed], "--plan"))
 
 
 def _ask(command: list[str], what: str) -> str:

@@ -26,7 +26,8 @@ from typing import Any
 from hybridperf.models.split import Cluster, log2_scaled, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
 
 BANDWIDTH_BOUND = {"spmv"}
-HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers"}
+HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers", "plan",
+                 "plan_ranks_per_node", "plan_threads"}
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def problem_from(serial: dict[str, Any], size: int | None = None, steps: int | N
     return replace(problem, work_source="measured: the serial run's loop time" + (", rescaled" if size or steps else ""))
 
 
-def _computation(profile: dict[str, Any]) -> float:
+def computation(profile: dict[str, Any]) -> float:
     names = profile.get("region_groups", {}).get("computation", [])
     return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
 
@@ -120,8 +121,8 @@ def thread_efficiency(profiles: list[dict[str, Any]], kernel: str, serial: dict[
 
     ranks = {p["run"]["ranks"]: p for p in profiles if same_problem(p) and p["run"]["threads_per_rank"] == 1}
     threads = {p["run"]["threads_per_rank"]: p for p in profiles if same_problem(p) and p["run"]["ranks"] == 1}
-    points = tuple((t, _computation(ranks[t]) / _computation(threads[t])) for t in sorted(set(ranks) & set(threads))
-                   if t > 1 and _computation(threads[t]) > 0)
+    points = tuple((t, computation(ranks[t]) / computation(threads[t])) for t in sorted(set(ranks) & set(threads))
+                   if t > 1 and computation(threads[t]) > 0)
     if not points:
         return None
     return ThreadEfficiency(points, "measured: computation time of T ranks over T threads, " +

@@ -67,9 +67,13 @@ def headline(sections: list[Section]) -> str:
     for s in sections:
         lines = "".join(f"<li>{html.escape(verdict_sentence(v, s.axis))}</li>" for v in s.verdicts)
         items.append(f"<p><b>{html.escape(s.title())}</b></p><ul>{lines}</ul>" if lines else "")
+    simulated = any(v.exact for s in sections for v in s.verdicts)
+    reading = ("A simulated lead is exact: each point is one replay, so it has no interval; what can move it is "
+               "the cluster description's assumed figures (hybridperf model recommend --simulate shows which would)."
+               if simulated else "The lead is the runner-up's median loop time over the winner's, with the 90% "
+               "bootstrap interval of the repeats; where it reaches zero the study cannot name a winner.")
     return ("<div class='headline' id='headline'><h2 style='border:none;margin-top:0.2em'>Headline</h2>"
-            + "".join(items) + "<p>The lead is the runner-up's median loop time over the winner's, with the 90% "
-              "bootstrap interval of the repeats; where it reaches zero the study cannot name a winner.</p></div>")
+            + "".join(items) + f"<p>{reading}</p></div>")
 
 
 def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str]) -> str:
@@ -105,8 +109,9 @@ def _simulated_notice(runs: list[dict[str, Any]]) -> str:
         return ""
     return (f"<div class='headline'><b>Simulated</b> on {html.escape(', '.join(sorted(simulated)))} with SimGrid "
             "(docs/simulation.md): one exact replay per point, no run-to-run noise. The error bars (5% for single "
-            "runs) and the verdicts' intervals below are the convention for measured runs and do not apply: "
-            "compare the simulated times directly.</div>")
+            "runs) are the convention for measured runs and do not apply; the verdicts compare the simulated "
+            "times exactly, under the cluster description's figures (the assumed ones are what could move them)."
+            "</div>")
 
 
 def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: list[dict[str, Any]]) -> str:

@@ -39,10 +39,12 @@ def size(value: float | None) -> str:
     return str(value)
 
 
-def lead_text(j: Judgement | None) -> str:
-    """A lead (the slower time over the faster) as '+1.3% [−2.0%, +4.6%]'."""
+def lead_text(j: Judgement | None, exact: bool = False) -> str:
+    """A lead (the slower time over the faster) as '+1.3% [−2.0%, +4.6%]'; an exact one (simulated) alone."""
     if j is None:
         return "–"
+    if exact:
+        return f"{100 * (j.estimate - 1):+.1f}%"
     interval = f"[{100 * (j.low - 1):+.1f}%, {100 * (j.high - 1):+.1f}%]" if j.bounded else "[unbounded]"
     return f"{100 * (j.estimate - 1):+.1f}% {interval}"
 
@@ -52,6 +54,8 @@ def verdict_sentence(v: Verdict, axis: str) -> str:
     where = f"At {v.scale} {axis[:-1] if v.scale == 1 else axis}"
     if v.runner_up is None:
         return f"{where}: {v.winner} is the only shape measured."
+    if v.exact:
+        return f"{where}: {v.winner} is fastest; {v.runner_up} takes {lead_text(v.lead, True)} longer (simulated)."
     state = ("decided: the 90% interval of the lead lies above zero" if v.decided else
              "undecided: the 90% interval of the lead reaches zero, so the repeats cannot tell the two apart")
     return (f"{where}: {v.winner} is fastest by median loop time; {v.runner_up} takes "
@@ -73,9 +77,9 @@ def points_table(s: Section) -> Table:
 
 
 def verdict_table(s: Section) -> Table:
-    rows = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead),
-             "–" if v.decided is None else ("yes" if v.decided else "no (undecided)"),
-             lead_text(v.versus_pure_mpi)] for v in s.verdicts]
+    rows = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead, v.exact),
+             "–" if v.decided is None else "exact (simulated)" if v.exact else ("yes" if v.decided else "no (undecided)"),
+             lead_text(v.versus_pure_mpi, v.exact)] for v in s.verdicts]
     return ("Verdict: the fastest configuration at each scale by median loop time; the runner-up's extra time with "
             "its 90% bootstrap interval",
             [s.axis, "winner", "runner-up", "runner-up slower by", "decided", "pure MPI slower by"], rows)

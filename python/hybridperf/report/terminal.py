@@ -112,8 +112,9 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
                  else "–", number(p.speedup, 3)] for p in s.points]
         console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "median",
                                                                 "mean ± SEM", "speedup"], rows))
-        verdict = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead),
-                    "–" if v.decided is None else ("yes" if v.decided else "no")] for v in s.verdicts]
+        verdict = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead, v.exact),
+                    "–" if v.decided is None else "exact (simulated)" if v.exact else ("yes" if v.decided else "no")]
+                   for v in s.verdicts]
         console.print(rich_table(f"{s.title()}: verdict (median rule, 90% interval of the lead)",
                                  [s.axis, "winner", "runner-up", "slower by", "decided"], verdict, left=3))
     failed = failed_table(runs)

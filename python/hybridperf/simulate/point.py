@@ -13,12 +13,9 @@ from typing import Any, Callable
 from hybridperf import cluster
 from hybridperf.shapes import Placement
 from hybridperf.simulate import traces
-from hybridperf.simulate.compute import ComputeModel
-from hybridperf.simulate.plan import Plan, traffic
+from hybridperf.simulate.compute import compute_seconds, ComputeModel
+from hybridperf.simulate.plan import Plan, POINT_TO_POINT, traffic
 from hybridperf.simulate.replay import replay
-
-P2P = frozenset({"halo_exchange", "migration"})
-SUMS = frozenset({"reduction"})
 
 
 @dataclass(frozen=True)
@@ -30,30 +27,28 @@ class Simulated:
     regions: dict[str, float]  # the slowest rank's compute per region, seconds
 
 
-def compute_regions(plan: Plan, model: ComputeModel, threads: int) -> dict[str, float]:
-    """The compute model's seconds per md region of the rank that computes longest."""
-    def of(rank) -> dict[str, float]:
-        rebuilds = len(plan.rebuild_steps)
-        share = lambda seconds: model.share(seconds, threads)  # noqa: E731
-        return {"force": share(rank.atoms * model.force * plan.steps),
-                "integrate": share(rank.atoms * model.integrate * plan.steps),
-                "neighbor": share((rank.atoms + rank.ghosts) * model.neighbor * rebuilds),
-                "halo_pack": model.packing(rank.packed, threads) * plan.steps}
-    slowest = max(plan.ranks_plan, key=lambda r: traces.compute_seconds(plan, r, model, threads))
-    return of(slowest)
+def regions_of(plan: Plan, point_to_point: bool) -> frozenset[str]:
+    """The regions of the plan's point-to-point operations (or of its other ones: the global sums)."""
+    return frozenset(op.region for r in plan.ranks_plan for ops in (r.ordinary, r.rebuild, r.thermo) for op in ops
+                     if (op.kind in POINT_TO_POINT) == point_to_point)
 
 
 def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
              replayer: Callable[..., float] = replay) -> Simulated:
-    """Three replays: the run, the run without its point-to-point messages, the run without its global sums."""
+    """Up to three replays: the run, the run without its point-to-point messages, the run without its global
+    sums (a plan without one kind needs no replay to price it)."""
     def run(omit: frozenset[str]) -> float:
-        texts = [traces.rank_trace(plan, r, model, split.threads, omit) for r in plan.ranks_plan]
+        texts = [traces.rank_trace(plan, r, model, split, omit) for r in plan.ranks_plan]
         return replayer(texts, spec, split.ranks_per_node, workdir)
 
-    whole, no_p2p, no_sums = run(frozenset()), run(P2P), run(SUMS)
-    compute = max(traces.compute_seconds(plan, r, model, split.threads) for r in plan.ranks_plan)
-    return Simulated(whole, compute, max(0.0, whole - no_p2p), max(0.0, whole - no_sums),
-                     compute_regions(plan, model, split.threads))
+    whole = run(frozenset())
+    p2p, sums = regions_of(plan, True), regions_of(plan, False)
+    no_p2p = run(p2p) if p2p else whole
+    no_sums = run(sums) if sums else whole
+    seconds = {r.rank: compute_seconds(plan, r, model, split) for r in plan.ranks_plan}
+    slowest = max(plan.ranks_plan, key=lambda r: seconds[r.rank])
+    return Simulated(whole, seconds[slowest.rank], max(0.0, whole - no_p2p), max(0.0, whole - no_sums),
+                     model.regions(plan, slowest, split))
 
 
 def _spread(values: list[float]) -> dict[str, Any]:
@@ -62,11 +57,19 @@ def _spread(values: list[float]) -> dict[str, Any]:
             "max_rank": high}
 
 
-def _comm_class(calls: list[int], sent: list[int], seconds: float) -> dict[str, Any]:
+def _comm_class(calls: list[int], messages: list[int], sent: list[int], seconds: float) -> dict[str, Any]:
     time_ = {"min": seconds, "min_rank": 0, "avg": seconds, "max": seconds, "max_rank": 0}
-    return {"calls": sum(calls), "messages": sum(calls), "bytes": sum(sent), "time": time_, "imbalance": 0.0,
+    return {"calls": sum(calls), "messages": sum(messages), "bytes": sum(sent), "time": time_, "imbalance": 0.0,
             "bytes_per_rank": _spread([float(b) for b in sent]),
-            "messages_per_rank": _spread([float(c) for c in calls]), "size_histogram": []}
+            "messages_per_rank": _spread([float(c) for c in messages]), "size_histogram": []}
+
+
+def _kernel_section(plan: Plan) -> dict[str, Any]:
+    """The kernel's own section of a profile, as far as a plan knows it."""
+    if plan.kernel == "md":
+        return {"atoms": plan.problem["atoms"], "steps_done": plan.steps, "grid": list(plan.grid)}
+    return {"rows": plan.problem["rows"], "calls": plan.steps, "mode": plan.problem["mode"],
+            "grid": list(plan.grid)}
 
 
 def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement,
@@ -78,8 +81,9 @@ def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.Cl
     region = lambda seconds, calls: {"calls": calls, "time": {"min": seconds, "min_rank": 0, "avg": seconds,  # noqa: E731
                                                                "max": seconds, "max_rank": 0}, "imbalance": 0.0}
     regions = {name: region(seconds, plan.steps) for name, seconds in result.regions.items()}
-    regions |= {"halo_exchange": region(result.p2p, plan.steps), "reduction": region(result.collective, plan.steps),
-                "total": region(result.seconds, 1)}
+    regions |= {model.p2p_region: region(result.p2p, plan.steps), "total": region(result.seconds, 1)}
+    if regions_of(plan, False):
+        regions[model.sum_region] = region(result.collective, plan.steps)
     return {
         "schema": "hybridperf.profile/1", "kernel": plan.kernel, "kernel_version": "plan",
         "build": {"compiler": "none: simulated", "flags": "", "mpi_library": f"{simgrid} SMPI replay",
@@ -93,13 +97,13 @@ def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.Cl
         "params": params, "status": "ok", "checks": {},
         "figures_of_merit": [{"name": "loop_time", "value": result.seconds, "unit": "s", "better": "lower"}],
         "regions": regions,
-        "region_groups": {"computation": ["force", "integrate", "neighbor", "halo_pack"],
-                          "communication": ["halo_exchange", "reduction"]},
-        "comm": {"p2p": _comm_class([t.p2p_messages for t in sent], [t.p2p_bytes for t in sent], result.p2p),
-                 "collective": _comm_class([t.collectives for t in sent], [t.collective_bytes for t in sent],
-                                           result.collective),
-                 "barrier": _comm_class([0] * len(sent), [0] * len(sent), 0.0)},
-        plan.kernel: {"atoms": plan.atoms, "steps_done": plan.steps, "grid": list(plan.grid)},
+        "region_groups": model.region_groups,
+        "comm": {"p2p": _comm_class([t.p2p_calls for t in sent], [t.p2p_messages for t in sent],
+                                    [t.p2p_bytes for t in sent], result.p2p),
+                 "collective": _comm_class([t.collectives for t in sent], [t.collectives for t in sent],
+                                           [t.collective_bytes for t in sent], result.collective),
+                 "barrier": _comm_class([0] * len(sent), [0] * len(sent), [0] * len(sent), 0.0)},
+        plan.kernel: _kernel_section(plan),
         "simulated": {"cluster": spec.key, "cluster_name": spec.name, "simgrid": simgrid,
                       "compute_seconds": result.compute, "compute_model": model.describe()},
     }

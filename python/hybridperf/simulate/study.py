@@ -17,8 +17,8 @@ from hybridperf.files import write_atomic
 from hybridperf.launch import kernels
 from hybridperf.models import calibrate, published, thesis
 from hybridperf.models.split import log2_scaled, ThreadEfficiency
-from hybridperf.simulate import point
-from hybridperf.simulate.compute import ComputeModel, measured, thesis_merlin
+from hybridperf.simulate import md_costs, point, spmv_costs
+from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.replay import ReplayFailed, simgrid_version, smpirun
 from hybridperf.store.db import RunRecord, Store
@@ -26,7 +26,7 @@ from hybridperf.study.expand import expand, RunPlan
 from hybridperf.study.params import to_args
 from hybridperf.study.spec import Study
 
-KERNELS = ("md",)  # kernels with a --plan mode
+KERNELS = ("md", "spmv")  # kernels with a --plan mode
 DENSITY, GHOST_CUT = 0.8442, 2.8  # hybridperf-md's defaults: density, cutoff + skin
 
 
@@ -62,7 +62,12 @@ def on_cluster(study: Study, spec: cluster.ClusterSpec, cores: tuple[int, ...] |
                    cores_per_node=spec.cores_per_node, repeats=1, backend="simgrid", oversubscribe=False)
 
 
-def thesis_costs(spec: cluster.ClusterSpec) -> ComputeModel:
+def _fork_join(spec: cluster.ClusterSpec) -> tuple[Callable[[int], float], str]:
+    return (log2_scaled(spec.fork_join.value, spec.fork_join_threads),
+            f"clusters/{spec.key}.yaml: {spec.fork_join.text} at {spec.fork_join_threads} threads")
+
+
+def thesis_costs(spec: cluster.ClusterSpec) -> md_costs.MdCosts:
     """The thesis's Merlin core (Table 4.8) with its published threading losses (Tables 4.6/4.7) and the
     description's fork/join."""
     points, source = published.merlin_thread_efficiency()
@@ -72,34 +77,58 @@ def thesis_costs(spec: cluster.ClusterSpec) -> ComputeModel:
         side = (atoms / DENSITY) ** (1 / 3)
         return DENSITY * thesis.halo_cells(side, side, side, GHOST_CUT)
 
-    return thesis_merlin(published.rows(published.DATA / "thesis-table4.8-merlin-routines.csv"),
-                         ThreadEfficiency(points, source),
-                         log2_scaled(spec.fork_join.value, spec.fork_join_threads),
-                         f"clusters/{spec.key}.yaml: {spec.fork_join.text} at {spec.fork_join_threads} threads",
-                         ghosts, merlin.bandwidth.value)
+    return md_costs.thesis_merlin(published.rows(published.DATA / "thesis-table4.8-merlin-routines.csv"),
+                                  ThreadEfficiency(points, source), *_fork_join(spec), ghosts,
+                                  merlin.bandwidth.value)
+
+
+def _representatives(profiles: list[dict]) -> list[dict]:
+    """Of each repeated point (same problem, ranks and threads), the run of median loop time: the costs come from
+    a typical run, not from whichever repeat was stored last."""
+    groups: dict[tuple, list[dict]] = {}
+    for p in profiles:
+        problem = tuple(sorted((k, str(v)) for k, v in p["params"].items() if k not in calibrate.HOW_AND_WHERE))
+        groups.setdefault((problem, p["run"]["ranks"], p["run"]["threads_per_rank"], p["params"].get("mode")),
+                          []).append(p)
+    return [sorted(g, key=lambda p: p["figures_of_merit"][0]["value"])[(len(g) - 1) // 2] for g in groups.values()]
+
+
+def node_efficiency(profiles: list[dict], serial: dict) -> ThreadEfficiency:
+    """n(c): the serial run's computation over c times that of c ranks of one thread, same problem."""
+    same = [p for p in profiles if p["params"] == serial["params"] | {"profile": p["params"].get("profile")}
+            and p["run"]["threads_per_rank"] == 1 and p["run"]["ranks"] > 1]
+    one = calibrate.computation(serial)
+    points = tuple(sorted((p["run"]["ranks"], one / (p["run"]["ranks"] * calibrate.computation(p))) for p in same))
+    if not points:
+        return ThreadEfficiency((), "assumed: busy cores run as fast as one alone (no c x 1 run measured)")
+    return ThreadEfficiency(points, "measured: serial computation over c x that of c ranks, " +
+                            ", ".join(f"{c} cores {e:.3f}" for c, e in points))
 
 
 def measured_costs(store: Store, kernel: str, spec: cluster.ClusterSpec) -> ComputeModel:
-    """Costs from the store's latest 1 rank x 1 thread run of the kernel; e(T) from its T x 1 and 1 x T runs of the
-    same problem where there are any."""
-    profiles = [r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
-                and r["kernel"] == kernel and r["backend"] != "simgrid"]
+    """Costs from the store's one-core runs of the kernel (md: 1 rank x 1 thread; spmv: SPMV-Serial), the one of
+    median time; the node's and the threads' efficiency from its other runs of the same problem."""
+    profiles = _representatives([r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
+                                 and r["kernel"] == kernel and r["backend"] != "simgrid"])
     serial = [p for p in profiles if p["run"]["ranks"] == 1 and p["run"]["threads_per_rank"] == 1]
     if not serial:
         raise SimulationError(f"no measured 1 rank x 1 thread {kernel} run in {store.directory}: run the study here "
                               "first (hybridperf study SPEC), or use --costs thesis")
-    latest = serial[-1]
+    latest = max(serial, key=lambda p: p["run"]["start_time"])
+    if kernel == "spmv":
+        return spmv_costs.measured(latest, profiles, *_fork_join(spec))
     # a profile names options as the kernel's JSON does (neigh_every), the command line with dashes
     options = {k.replace("_", "-"): v for k, v in latest["params"].items() if k not in calibrate.HOW_AND_WHERE}
     one = parse(kernels.plan(kernel, tuple(_args(options)), 1))
     threads = calibrate.thread_efficiency(profiles, kernel, latest) or ThreadEfficiency()
-    return measured(latest, one.ranks_plan[0].ghosts, threads,
-                    log2_scaled(spec.fork_join.value, spec.fork_join_threads),
-                    f"clusters/{spec.key}.yaml: {spec.fork_join.text} at {spec.fork_join_threads} threads")
+    return md_costs.measured(latest, one.ranks_plan[0].work["ghosts"], threads, *_fork_join(spec),
+                             node=node_efficiency(profiles, latest))
 
 
 def _args(params: dict) -> list[str]:
-    return to_args({k: v for k, v in params.items() if k not in calibrate.HOW_AND_WHERE})
+    """The kernel's arguments for a plan of the run: its problem and, for spmv, its mode (which sizes bricks),
+    without where the run writes."""
+    return to_args({k: v for k, v in params.items() if k == "mode" or k not in calibrate.HOW_AND_WHERE})
 
 
 @dataclass
@@ -123,9 +152,12 @@ def run(study: Study, spec: cluster.ClusterSpec, model: ComputeModel, store: Sto
     for k, run_plan in enumerate(todo, 1):
         progress(f"[{k}/{len(todo)}] {run_plan.label()}")
         args = tuple(_args(run_plan.params))
-        key = (args, run_plan.ranks)
+        if study.kernel == "spmv" and "--node-threads" not in args:  # serial mode: the cluster's node, not this one
+            args += ("--node-threads", str(spec.cores_per_node))
+        placed = (run_plan.ranks_per_node, run_plan.threads) if study.kernel in kernels.PLACED_PLANS else (1, 1)
+        key = (args, run_plan.ranks, *placed)
         if key not in plans:
-            plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks))
+            plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks, *placed))
         record = _simulate_one(run_plan, plans[key], model, spec, store, simgrid)
         store.add_run(record)
         outcome.stored.append(record)

@@ -11,7 +11,7 @@ decides only what the network and the placement of ranks add. Each outcome is ju
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -20,24 +20,14 @@ from hybridperf.launch import kernels
 from hybridperf.models import presets
 from hybridperf.models.split import predict, Split
 from hybridperf.shapes import shape
-from hybridperf.simulate import point
+from hybridperf.simulate import point, validate_spmv
+from hybridperf.simulate.outcome import Outcome
 from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.study import thesis_costs
 
 SIZE, STEPS = presets.THESIS_SMALL_SIZE, presets.THESIS_STEPS
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
 SOURCE_RUNS = "thesis §4.3.2 (seed-spec §A.12, §H.3.25)"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    claim: str
-    source: str
-    rule: str  # how `reproduced` is decided from the simulated values
-    published: str
-    simulated: str
-    reproduced: bool
-    closed_form: str = ""  # the split model's answer on the same points, where it gives one
 
 
 class Simulator:
@@ -133,13 +123,15 @@ def sum_ratio(sim: Simulator, counts: tuple[int, ...] = (384, 512)) -> Outcome:
                    ", ".join(f"{c}: {r:.2f}" for c, r in ratios.items()), all(r > 2 for r in ratios.values()))
 
 
-def outcomes(window: int = 20, progress: Callable[[str], None] = lambda line: None) -> list[Outcome]:
+def outcomes(window: int = 20, progress: Callable[[str], None] = lambda line: None,
+             spmv_window: int = 2) -> list[Outcome]:
     sim = Simulator(window, progress)
     return [pure_everywhere(sim, "merlin", (64, 128, 256, 512)),
             pure_everywhere(sim, "cseem64t-infinipath", (16, 32, 64, 96)),
             gige_crossover(sim, (16, 32), (64, 96)),
             movout_directions(sim),
-            sum_ratio(sim)]
+            sum_ratio(sim),
+            *validate_spmv.outcomes(validate_spmv.SpmvSimulator(spmv_window, progress))]
 
 
 def as_json(found: list[Outcome]) -> list[dict[str, Any]]:

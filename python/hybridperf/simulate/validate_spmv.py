@@ -1,0 +1,123 @@
+"""Chow & Hysom's SPMV scaling on the IBM SP (seed-spec §E.5 Table 9, §H.3.29), simulated on the ibm-sp
+description beside what they published.
+
+Their model program at 500, 32,000 and 256,000 rows per 4-way node (n = 5, 20, 40), on p^3 = 8 ... 216 nodes,
+as SPMV-MPI (4 ranks of one thread per node) and SPMV-Hybrid (one rank of 4 threads); the plan is
+hybridperf-spmv's own (`--plan`, `--grid p p p`). Compute costs are theirs, per size (Tables 2 and 5:
+spmv_costs.chow_hysom), so the simulator decides only what the network adds. 100 calls are simulated as a
+window of `window` calls scaled to 100: every call is alike and nothing synchronises the ranks globally.
+Communication is the paper's steps 1-4: the buffers' filling and the exchange. Pure but `SpmvSimulator`,
+which replays."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from hybridperf import cluster
+from hybridperf.launch import kernels
+from hybridperf.models import published
+from hybridperf.models.split import log2_scaled, Split
+from hybridperf.simulate import point, spmv_costs
+from hybridperf.simulate.outcome import Outcome
+from hybridperf.simulate.plan import parse, Plan
+
+CLUSTER = "ibm-sp"
+SIZES = {500: 5, 32000: 20, 256000: 40}  # rows per 4-way node: n
+NODES = (8, 27, 64, 125, 216)
+CALLS = 100
+PER_NODE = 4
+SOURCE = "Chow & Hysom Table 9 (seed-spec §E.5, §H.3.29)"
+
+
+class SpmvSimulator:
+    """Simulated total and communication seconds (per 100 calls) of SPMV-MPI and SPMV-Hybrid."""
+
+    def __init__(self, window: int, progress: Callable[[str], None]):
+        self.window, self.progress = window, progress
+        self.spec = cluster.load(CLUSTER)
+        self.fork_join = (log2_scaled(self.spec.fork_join.value, self.spec.fork_join_threads),
+                          f"clusters/{CLUSTER}.yaml: {self.spec.fork_join.text} at {self.spec.fork_join_threads} threads")
+        self.table2 = published.rows(published.DATA / "chow-hysom-table2-4way-4threads.csv")
+        self.table5 = published.rows(published.DATA / "chow-hysom-table5-computation.csv")
+        self.results: dict[tuple[int, int, str], tuple[float, float]] = {}
+
+    def _plan(self, size: int, nodes: int, mode: str, calls: int) -> Plan:
+        p = round(nodes ** (1 / 3))
+        ranks_per_node, threads = (PER_NODE, 1) if mode == "mpi" else (1, PER_NODE)
+        args = ("--n", str(SIZES[size]), "--calls", str(calls), "--mode", mode, "--grid", str(p), str(p), str(p))
+        return parse(kernels.plan("spmv", args, nodes * ranks_per_node, ranks_per_node, threads))
+
+    def costs(self, size: int) -> spmv_costs.SpmvCosts:
+        one_node = self._plan(size, 1, "hybrid", 1)
+        return spmv_costs.chow_hysom(size, one_node.ranks_plan[0].work["nnz"], *self.fork_join, self.table2,
+                                     self.table5)
+
+    def __call__(self, size: int, nodes: int, mode: str) -> tuple[float, float]:
+        """(total, communication) seconds over 100 calls."""
+        key = (size, nodes, mode)
+        if key not in self.results:
+            self.progress(f"{self.spec.name}: SPMV-{mode} at {size} rows per node on {nodes} nodes")
+            plan = self._plan(size, nodes, mode, self.window)
+            split = Split(nodes, PER_NODE, 1) if mode == "mpi" else Split(nodes, 1, PER_NODE)
+            model = self.costs(size)
+            with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
+                raw = point.simulate(plan, model, self.spec, split, Path(work))
+            scale = CALLS / self.window
+            packing = max(model.regions(plan, r, split)["pack"] for r in plan.ranks_plan)
+            self.results[key] = (raw.seconds * scale, (raw.p2p + packing) * scale)
+        return self.results[key]
+
+    def e_mp(self, size: int, nodes: int) -> float:
+        """Chow & Hysom's message-passing scaled efficiency: hybrid's communication over MPI's (< 1 favours
+        hybrid)."""
+        return self(size, nodes, "hybrid")[1] / self(size, nodes, "mpi")[1]
+
+
+def _published(size: int, nodes: int) -> dict[str, float]:
+    row = next(r for r in published.rows(published.DATA / "chow-hysom-table9-scaling.csv")
+               if int(r["size"]) == size and int(r["nodes"]) == nodes)
+    return {k: float(v) for k, v in row.items()}
+
+
+def total_winner(sim: SpmvSimulator, size: int, nodes: int, faster: str) -> Outcome:
+    slower = "mpi" if faster == "hybrid" else "hybrid"
+    t = _published(size, nodes)
+    sim_fast, sim_slow = sim(size, nodes, faster)[0], sim(size, nodes, slower)[0]
+    names = {"mpi": "SPMV-MPI", "hybrid": "SPMV-Hybrid"}
+    return Outcome(f"SPMV at {size} rows per node on {nodes} nodes: {names[faster]} total time below "
+                   f"{names[slower]}'s", SOURCE, f"simulated total of {faster} below {slower}'s",
+                   f"{faster} {t['total_' + faster]:.3f} s, {slower} {t['total_' + slower]:.3f} s",
+                   f"{faster} {sim_fast:.3f} s, {slower} {sim_slow:.3f} s", sim_fast < sim_slow)
+
+
+def _e_mp_listing(sim: SpmvSimulator, size: int, counts: tuple[int, ...]) -> str:
+    return ", ".join(f"{n}: {sim.e_mp(size, n):.2f}" for n in counts)
+
+
+def _published_e_mp(size: int, counts: tuple[int, ...]) -> str:
+    return ", ".join(f"{n}: {_published(size, n)['comm_hybrid'] / _published(size, n)['comm_mpi']:.2f}"
+                     for n in counts)
+
+
+def e_mp_below_one(sim: SpmvSimulator, size: int = 500) -> Outcome:
+    return Outcome(f"SPMV at {size} rows per node: e_mp below 1 (hybrid communicates faster) at every node count",
+                   f"{SOURCE}, Fig. 4", "simulated e_mp = hybrid / MPI communication below 1 at 8 ... 216 nodes",
+                   _published_e_mp(size, NODES), _e_mp_listing(sim, size, NODES),
+                   all(sim.e_mp(size, n) < 1 for n in NODES))
+
+
+def e_mp_above_one(sim: SpmvSimulator, sizes: tuple[int, ...] = (32000, 256000)) -> Outcome:
+    counts = tuple(n for n in NODES if n >= 27)
+    return Outcome(f"SPMV at {' and '.join(map(str, sizes))} rows per node: e_mp above 1 (MPI communicates "
+                   "faster) from 27 nodes", f"{SOURCE}, Fig. 4",
+                   "simulated e_mp above 1 at 27 ... 216 nodes for both sizes",
+                   "; ".join(f"{s}: {_published_e_mp(s, counts)}" for s in sizes),
+                   "; ".join(f"{s}: {_e_mp_listing(sim, s, counts)}" for s in sizes),
+                   all(sim.e_mp(s, n) > 1 for s in sizes for n in counts))
+
+
+def outcomes(sim: SpmvSimulator) -> list[Outcome]:
+    return [total_winner(sim, 500, 216, "hybrid"), total_winner(sim, 256000, 216, "mpi"), e_mp_below_one(sim),
+            e_mp_above_one(sim)]

@@ -170,11 +170,21 @@ def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):
     spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "none")))
     cases = [(["--cluster", "nowhere"], "unknown cluster 'nowhere'"),
              (["--cluster", "merlin", "--cores", "12"], "not a whole number of Merlin's 8-core nodes"),
-             (["--cluster", "merlin", "--cores", "8"], "has no results.db")]
+             (["--cluster", "merlin", "--cores", "8", "--costs", "measured"], "has no results.db")]
     for extra, message in cases:
         out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), *extra], capture_output=True, text=True)
         assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "none").exists()
+
+
+@needs_smpi
+def test_simulate_on_a_fresh_machine_prices_md_with_the_thesis_and_says_so(tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "fresh")))
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8", "--steps", "2"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "costs: the thesis's Merlin core (no measured run" in out.stderr
 
 
 def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):

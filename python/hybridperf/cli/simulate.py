@@ -18,7 +18,7 @@ from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
 
-COSTS = ("measured", "thesis")
+COSTS = ("auto", "measured", "thesis")
 
 
 def _cores(text: str | None) -> tuple[int, ...] | None:
@@ -43,8 +43,9 @@ def simulate(
                                                       "... nodes up to 64).")] = None,
     steps: Annotated[Optional[int], typer.Option(min=1, help="Simulate this many steps instead of the spec's.")] = None,
     costs: Annotated[str, typer.Option(help="Compute costs: `measured` (this store's 1 rank x 1 thread run of the "
-                                            "study, on this node) or `thesis` (the thesis's Merlin core).")]
-    = "measured",
+                                            "study, on this node), `thesis` (the thesis's Merlin core, md) or `auto` "
+                                            "(measured where the store has such a run, else the thesis's for md).")]
+    = "auto",
     results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="validate: print the outcomes as JSON.")] = False,
@@ -64,10 +65,15 @@ def simulate(
         described = cluster.load(cluster_name)
         study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
                                       _cores(cores), steps)
+        directory = results or Path(study.results)
+        if costs == "auto":
+            costs = "measured" if (directory / "results.db").exists() or study.kernel != "md" else "thesis"
+            if costs == "thesis":
+                errors.print(f"costs: the thesis's Merlin core (no measured run in {directory}; measure the study "
+                             "here first for this node's)", highlight=False)
         if costs == "thesis" and study.kernel != "md":
             fail(f"--costs thesis prices md on the thesis's Merlin core; simulate {study.kernel} with --costs measured "
                  "(simulate validate uses Chow & Hysom's published SPMV costs)")
-        directory = results or Path(study.results)
         if costs == "measured" and not (directory / "results.db").exists():
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
                  "run the study first (hybridperf study SPEC), or use --costs thesis")

@@ -17,8 +17,8 @@ from typing import Callable
 
 from hybridperf import cluster
 from hybridperf.launch import kernels
-from hybridperf.models import published
-from hybridperf.models.split import log2_scaled, Split
+from hybridperf.models import presets, published
+from hybridperf.models.split import log2_scaled, predict, Problem, Split, ThreadEfficiency
 from hybridperf.simulate import point, spmv_costs
 from hybridperf.simulate.outcome import Outcome
 from hybridperf.simulate.plan import parse, Plan
@@ -81,6 +81,28 @@ def _published(size: int, nodes: int) -> dict[str, float]:
     return {k: float(v) for k, v in row.items()}
 
 
+def closed_form_winner(sim: SpmvSimulator, size: int, nodes: int) -> str:
+    """The split model (models.split) on the same point: SPMV-MPI against SPMV-Hybrid with Table 2's serial time
+    as the work and its e_mt(4), each rank sending its interior brick's 6 faces, 12 edges and 8 corners per
+    call (the model knows no e_cache)."""
+    n = SIZES[size]
+    two = next(r for r in sim.table2 if int(r["size"]) == size)
+
+    def brick(procs: int) -> tuple[int, int, int]:
+        return (n, n, n) if procs == PER_NODE * nodes else (2 * n, 2 * n, n)
+
+    def halo(procs: int) -> float:
+        x, y, z = brick(procs)
+        return 8.0 * (2 * (x * y + y * z + x * z) + 4 * (x + y + z) + 8) * CALLS
+
+    problem = Problem(f"spmv {size} rows per node on {nodes} nodes", float(two["serial"]) * nodes, halo,
+                      lambda procs: 26.0 * CALLS, 0.0, 2.0 * CALLS,
+                      thread_efficiency=ThreadEfficiency(((PER_NODE, float(two["e_mt"])),), "Chow & Hysom Table 2"))
+    model = presets.PRESETS[CLUSTER]
+    mpi, hybrid = (predict(model, problem, sp) for sp in (Split(nodes, PER_NODE, 1), Split(nodes, 1, PER_NODE)))
+    return f"{'mpi' if mpi < hybrid else 'hybrid'} ({min(mpi, hybrid):.3f} s against {max(mpi, hybrid):.3f})"
+
+
 def total_winner(sim: SpmvSimulator, size: int, nodes: int, faster: str) -> Outcome:
     slower = "mpi" if faster == "hybrid" else "hybrid"
     t = _published(size, nodes)
@@ -89,7 +111,8 @@ def total_winner(sim: SpmvSimulator, size: int, nodes: int, faster: str) -> Outc
     return Outcome(f"SPMV at {size} rows per node on {nodes} nodes: {names[faster]} total time below "
                    f"{names[slower]}'s", SOURCE, f"simulated total of {faster} below {slower}'s",
                    f"{faster} {t['total_' + faster]:.3f} s, {slower} {t['total_' + slower]:.3f} s",
-                   f"{faster} {sim_fast:.3f} s, {slower} {sim_slow:.3f} s", sim_fast < sim_slow)
+                   f"{faster} {sim_fast:.3f} s, {slower} {sim_slow:.3f} s", sim_fast < sim_slow,
+                   closed_form_winner(sim, size, nodes))
 
 
 def _e_mp_listing(sim: SpmvSimulator, size: int, counts: tuple[int, ...]) -> str:

@@ -184,7 +184,7 @@ def test_simulate_on_a_fresh_machine_prices_md_with_the_thesis_and_says_so(tmp_p
     out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8", "--steps", "2"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "costs: the thesis's Merlin core (no measured run" in out.stderr
+    assert "costs: the thesis's Merlin core (no measured 1 rank x 1 thread run" in out.stderr
 
 
 def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):
@@ -207,7 +207,7 @@ def test_a_failed_replay_is_stored_as_a_failed_simulated_run(tiny_study, monkeyp
                                   (8,), 2)
     with Store(tiny_study) as store:
         model = simulation.thesis_costs(merlin)
-        outcome = simulation.run(study, merlin, model, store, "tiny.yaml")
+        outcome = simulation.run(study, merlin, lambda params: model, store, "tiny.yaml")
         stored = store.runs(study.name)
     assert outcome.failed and all(r["status"] == "failed" and "invalid pointer" in r["stderr"] for r in stored)
 
@@ -359,3 +359,13 @@ results: {tmp_path / 'results'}
     assert set(modes) == {"mpi", "hybrid"}
     assert all(p["spmv"]["rows"] == 8 * 6**3 for p in modes.values())
     assert modes["mpi"]["run"]["ranks"] == 8 and modes["hybrid"]["run"]["threads_per_rank"] == 4
+
+
+def test_spmv_e_cache_prices_mpis_product_not_its_packing():
+    plan = parse(kernels.plan("spmv", (*SPMV, "--mode", "mpi"), 4, 4, 1))
+    plain = spmv_costs.SpmvCosts(product=2e-9, pack=1e-9, node=Threads(ThreadEfficiency()), fork_join=lambda t: 0.0)
+    cached = spmv_costs.SpmvCosts(product=2e-9, pack=1e-9, node=Threads(ThreadEfficiency()), fork_join=lambda t: 0.0,
+                                  e_cache=0.5)
+    split, rank = Split(1, 4, 1), plan.ranks_plan[0]
+    a, b = plain.regions(plan, rank, split), cached.regions(plan, rank, split)
+    assert b["local_product"] == pytest.approx(a["local_product"] / 2) and b["pack"] == pytest.approx(a["pack"])

@@ -98,6 +98,8 @@ def measure_command(
                                                           "PARALLEL) instead of measuring.")] = None,
     cores: Annotated[Optional[int], typer.Option(min=2, help="Cores of the node (default: this machine's, "
                                                              "from hwloc).")] = None,
+    sockets: Annotated[Optional[int], typer.Option(min=1, help="Sockets of the node (default: this machine's, "
+                                                               "from hwloc).")] = None,
     host: Annotated[Optional[str], typer.Option(help="The node's name (default: this machine's).")] = None,
 ) -> None:
     """Describe this machine as a one-node cluster (`--cluster this-machine`): the MPI latency and bandwidth
@@ -112,13 +114,13 @@ def measure_command(
                 "mixbench", 2, 1, cores, ["-b", "pingpong", "--max-size", "4194304", "-n", "2000"], Path(work))
             omp = profile.load(ompbench) if ompbench else _measure(
                 "ompbench", 1, cores, cores, ["-c", "PARALLEL_FOR"], Path(work))
-        text = cluster.describe_node(host or node.hostname, cores, min(node.packages, cores), ping, omp,
+        text = cluster.describe_node(host or node.hostname, cores, sockets or min(node.packages, cores), ping, omp,
                                      time.strftime("%Y-%m-%d"))
+        spec = cluster.parse(text, out.stem, str(out))  # a measurement that makes no description is refused here
         write_atomic(out, text)
     except cluster.ClusterError as err:
         fail(str(err))
     except (OSError, ValueError) as err:
         fail(f"cannot describe this machine: {err}")
-    spec = cluster.parse(text, out.stem, str(out))
     console.print(f"{out}: {spec.name}, {spec.cores_per_node} cores, intra-node {spec.intra_latency.text} and "
                   f"{spec.intra_bandwidth.text}, fork/join {spec.fork_join.text} at {spec.fork_join_threads} threads")

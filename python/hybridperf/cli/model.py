@@ -196,6 +196,12 @@ def recommend_command(
     if simulate:
         from hybridperf.cli.recommend_simulated import recommend_simulated
 
+        given = [name for name, value in (("--future", future), ("--thread-loss", thread_loss),
+                                          ("--work-seconds", work_seconds)) if value]
+        if given:
+            fail(f"{', '.join(given)}: closed-form inputs; --simulate takes its costs from --calibration (or, for md, "
+                 "the thesis) and its network from the cluster description")
+
         recommend_simulated(cluster, kernel, size, steps, counts, profiles, window)
         return
     cal, serial = _calibration_from(profiles, kernel) if calibration else (None, None)

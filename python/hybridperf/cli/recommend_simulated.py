@@ -10,36 +10,32 @@ from rich.table import Table
 from hybridperf import cluster as clusters
 from hybridperf.cli.ui import console, errors, fail
 from hybridperf.launch import kernels
-from hybridperf.models import calibrate, presets
-from hybridperf.models.split import ThreadEfficiency
-from hybridperf.simulate import md_costs, recommend, spmv_costs, study as simulation
+from hybridperf.models import presets
+from hybridperf.simulate import recommend, study as simulation
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.replay import ReplayFailed, SimGridMissing, smpirun
 
 
-def _costs(kernel: str, spec: clusters.ClusterSpec, profiles: list[dict], args: tuple[str, ...]) -> ComputeModel:
-    """Measured costs from the calibration's serial run of the kernel; md without one: the thesis's Merlin core."""
-    serial = [p for p in profiles if p["kernel"] == kernel and p["run"]["ranks"] == 1
-              and p["run"]["threads_per_rank"] == 1]
-    fork_join = simulation._fork_join(spec)
-    if kernel == "spmv":
-        if not serial:
-            fail("--simulate spmv needs --calibration with a serial hybridperf-spmv run (--mode serial); see "
-                 "docs/simulation.md")
-        return spmv_costs.measured(serial[-1], [p for p in profiles if p["kernel"] == "spmv"], *fork_join)
-    if not serial:
-        return simulation.thesis_costs(spec)
-    one = parse(kernels.plan("md", args, 1))
-    threads = calibrate.thread_efficiency(profiles, "md", serial[-1]) or ThreadEfficiency()
-    return md_costs.measured(serial[-1], one.ranks_plan[0].work["ghosts"], threads, *fork_join)
+def _costs(kernel: str, spec: clusters.ClusterSpec, profiles: list[dict], problem: dict) -> ComputeModel:
+    """The calibration's measured costs of the problem (as `hybridperf simulate --costs measured` takes them from a
+    store); md without a calibration: the thesis's Merlin core."""
+    if not profiles:
+        if kernel == "md":
+            return simulation.thesis_costs(spec)
+        fail(f"--simulate {kernel} needs --calibration with a one-core run of the kernel (spmv: --mode serial); see "
+             "docs/simulation.md")
+    try:
+        return simulation.costs_from(profiles, kernel, spec, "--calibration", problem)
+    except simulation.SimulationError as err:
+        fail(f"--simulate {kernel}: {err} (see docs/simulation.md)")
 
 
 def recommend_simulated(cluster: str, kernel: str, size: int | None, steps: int | None, counts: list[int],
                         profiles: list[dict], window: int) -> None:
     try:
         smpirun()
-        spec = clusters.load(cluster)
+        spec = clusters.load(clusters.THIS_MACHINE if cluster == "this" else cluster)
     except (SimGridMissing, clusters.ClusterError) as err:
         fail(str(err))
     counts = [n for n in counts if n <= spec.nodes]
@@ -48,10 +44,11 @@ def recommend_simulated(cluster: str, kernel: str, size: int | None, steps: int 
     steps = steps or (presets.THESIS_STEPS if kernel == "md" else 100)
     window = min(window, steps)
     if kernel == "md":
-        problem = ("-s", str(size or presets.THESIS_SMALL_SIZE), "--potential", "lj/sf", "--thermo", "1")
-        base = (*problem, "--steps", str(window))
+        problem = {"size": size or presets.THESIS_SMALL_SIZE, "potential": "lj/sf", "thermo": 1}
+        base = ("-s", str(problem["size"]), "--potential", "lj/sf", "--thermo", "1", "--steps", str(window))
     else:
-        base = ("--n", str(size or 40), "--calls", str(window))
+        problem = {"n": size or 40}
+        base = ("--n", str(problem["n"]), "--calls", str(window))
 
     @lru_cache(maxsize=None)
     def plan_of_shape(ranks: int, rpn: int, threads: int, mode: str) -> Plan:
@@ -66,11 +63,11 @@ def recommend_simulated(cluster: str, kernel: str, size: int | None, steps: int 
     progress = lambda line: errors.print(line, highlight=False)  # noqa: E731
     scale = steps / window
     try:
-        model = _costs(kernel, spec, profiles, base)
+        model = _costs(kernel, spec, profiles, problem)
         choices = recommend.choose(spec, model, plan_of, counts, scale, progress)
-        moved = recommend.sensitivity(spec, lambda s: _costs(kernel, s, profiles, base), plan_of, choices, scale,
+        moved = recommend.sensitivity(spec, lambda s: _costs(kernel, s, profiles, problem), plan_of, choices, scale,
                                       progress)
-    except (kernels.KernelRefused, ReplayFailed) as err:
+    except (kernels.KernelRefused, kernels.KernelNotFound, ReplayFailed) as err:
         fail(str(err))
     console.print(f"[bold]{spec.name}[/bold]: {spec.cores_per_node} cores per node, simulated with SimGrid "
                   f"({window} of {steps} {'steps' if kernel == 'md' else 'calls'} replayed and scaled); compute "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 from rich.table import Table
@@ -13,7 +13,7 @@ from rich.table import Table
 from hybridperf import cluster
 from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
-from hybridperf.simulate import study as simulation, validate as validation
+from hybridperf.simulate import study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
@@ -66,21 +66,16 @@ def simulate(
         study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
                                       _cores(cores), steps)
         directory = results or Path(study.results)
-        if costs == "auto":
-            costs = "measured" if (directory / "results.db").exists() or study.kernel != "md" else "thesis"
-            if costs == "thesis":
-                errors.print(f"costs: the thesis's Merlin core (no measured run in {directory}; measure the study "
-                             "here first for this node's)", highlight=False)
         if costs == "thesis" and study.kernel != "md":
             fail(f"--costs thesis prices md on the thesis's Merlin core; simulate {study.kernel} with --costs measured "
                  "(simulate validate uses Chow & Hysom's published SPMV costs)")
         if costs == "measured" and not (directory / "results.db").exists():
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
-                 "run the study first (hybridperf study SPEC), or use --costs thesis")
+                 "run the study first (hybridperf study SPEC)" + (", or use --costs thesis" if study.kernel == "md"
+                                                                   else ""))
         with Store(directory) as store:
-            model = (simulation.thesis_costs(described) if costs == "thesis"
-                     else simulation.measured_costs(store, study.kernel, described))
-            outcome = simulation.run(study, described, model, store, target,
+            model_of = _models(costs, store, study.kernel, described)
+            outcome = simulation.run(study, described, model_of, store, target,
                                      progress=lambda line: errors.print(line, highlight=False))
     except typer.Exit:
         raise
@@ -95,13 +90,39 @@ def simulate(
     _report(directory, study.name, directory / f"report-{described.key}.html")
 
 
+def _models(costs: str, store: Store, kernel: str, described: cluster.ClusterSpec) -> Callable[[dict], Any]:
+    """The compute model of each point's problem: measured here (one per problem), or the thesis's for md;
+    `auto` is measured where the store holds a one-core run of the kernel, else (md) the thesis's, said."""
+    if costs == "auto":
+        try:
+            simulation.measured_costs(store, kernel, described)
+            costs = "measured"
+        except simulation.SimulationError:
+            if kernel != "md":
+                raise
+            costs = "thesis"
+            errors.print(f"costs: the thesis's Merlin core (no measured 1 rank x 1 thread run in {store.directory}; "
+                         "measure the study here first for this node's)", highlight=False)
+    if costs == "thesis":
+        model = simulation.thesis_costs(described)
+        return lambda params: model
+    cache: dict[tuple, Any] = {}
+
+    def measured(params: dict) -> Any:
+        key = tuple(sorted((k, str(v)) for k, v in params.items() if k not in simulation.PER_RUN))
+        if key not in cache:
+            cache[key] = simulation.measured_costs(store, kernel, described, params)
+        return cache[key]
+    return measured
+
+
 def _validate(as_json: bool, window: int) -> None:
     found = validation.outcomes(window, progress=lambda line: errors.print(line, highlight=False))
     if as_json:
         print(json.dumps(validation.as_json(found), indent=1))
         return
-    table = Table(title=f"The seeds at their scale, simulated ({validation.SIZE}^3 fcc cells, "
-                        f"{window} of {validation.STEPS} steps)")
+    table = Table(title=f"The seeds at their scale, simulated (MD: {validation.SIZE}^3 fcc cells, {window} of "
+                        f"{validation.STEPS} steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls)")
     for col in ("claim", "published", "simulated", "reproduced", "closed-form model"):
         table.add_column(col)
     for o in found:

@@ -106,15 +106,16 @@ def computation(profile: dict[str, Any]) -> float:
     return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
 
 
+def problem(params: dict[str, Any]) -> dict[str, Any]:
+    """What defines the problem: the parameters but how it is run and where it writes."""
+    return {k: v for k, v in params.items() if k not in HOW_AND_WHERE}
+
+
 def thread_efficiency(profiles: list[dict[str, Any]], kernel: str, serial: dict[str, Any] | None) -> ThreadEfficiency | None:
     """e_mt(T) from runs of the serial run's problem at T ranks x 1 thread and 1 rank x T threads (the latest
     of each), the computation time of the first over the second; None where no such pair exists."""
     if serial is None:
         return None
-
-    def problem(params: dict[str, Any]) -> dict[str, Any]:
-        """What defines the problem: the parameters but how it is run and where it writes."""
-        return {k: v for k, v in params.items() if k not in HOW_AND_WHERE}
 
     def same_problem(p: dict[str, Any]) -> bool:
         return p["kernel"] == kernel and problem(p["params"]) == problem(serial["params"])

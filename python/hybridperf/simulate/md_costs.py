@@ -60,7 +60,7 @@ class MdCosts:
         seconds = atoms * self.pack
         if self.pack_threaded:
             return self.share(seconds, split) + self.loops(LOOPS_PER_MESSAGE, split.threads)
-        return seconds / self.node(split.ranks_per_node * split.threads)
+        return seconds / self.node(split.ranks_per_node)  # the master alone, beside the node's other masters
 
     def loops(self, count: int, threads: int) -> float:
         return count * self.fork_join(threads) if threads > 1 else 0.0

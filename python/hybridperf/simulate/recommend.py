@@ -105,8 +105,8 @@ def sensitivity(spec: cluster.ClusterSpec, model_of: Callable[[cluster.ClusterSp
                 progress(f"{spec.name}: {label} x {factor:g} at {choice.nodes} nodes")
                 other = moved(spec, name, factor)
                 model = model_of(other)
-                win, run = (seconds(plan_of(sp), model, other, sp, scale) for sp in choice.ranked[:2])
-                if run < win:
+                winner, runner_up = (seconds(plan_of(sp), model, other, sp, scale) for sp in choice.ranked[:2])
+                if runner_up < winner:
                     flips.append("×2" if factor > 1 else "÷2")
             out[label][choice.nodes] = " ".join(flips) or "–"
     return out

@@ -8,7 +8,8 @@ measured as SPMV-Serial's time over c times SPMV-Hybrid's (per nonzero). A rank 
 where c cores multiply:
 
     product(rank) = nnz x cost / (T e(c)) [x e_cache where ranks of one thread share the node]  + fork/join
-    pack(rank)    = sum over messages of points x pack cost, threaded (/ T e(c)) above 4096 points
+    pack(rank)    = sum over messages of points x pack cost: / (T e(c)) threaded above 4096 points, else by the
+                    master alone at e(R) (the node's R masters fill their buffers at once)
 
 e_cache (t_comp_mpi / t_comp_hyb on one node, their Table 5) is 1 unless given: on this machine it is not
 fitted, so that the MPI point is predicted, not reproduced. Pure."""
@@ -40,35 +41,38 @@ class SpmvCosts:
     region_groups = {"computation": ["local_product"], "communication": ["pack", "exchange"]}
 
     def _speed(self, split: Placement) -> float:
-        """Seconds of one core's work become these seconds on the rank."""
-        busy = split.ranks_per_node * split.threads
-        slow = 1 / (split.threads * self.node(busy))
-        return slow * self.e_cache if split.threads == 1 and split.ranks_per_node > 1 else slow
+        """Seconds of one core's threaded work become these seconds on the rank: shared by its T threads on a
+        node where all R x T cores work at once."""
+        return 1 / (split.threads * self.node(split.ranks_per_node * split.threads))
 
     def _loops(self, count: int, threads: int) -> float:
         return count * self.fork_join(threads) if threads > 1 else 0.0
 
-    def _pack(self, plan: Plan, rank: RankPlan, split: Placement) -> float:
+    def _pack(self, rank: RankPlan, split: Placement) -> float:
+        """Step 1: every send buffer filled; threaded above 4096 points, else by the master alone while the
+        node's other masters do the same (R busy cores)."""
         seconds = 0.0
         for op in rank.ordinary:
             if op.kind == "isend":
                 points = op.bytes / DOUBLE
                 if split.threads > 1 and points > THREADED_PACK:
                     seconds += points * self.pack * self._speed(split) + self._loops(1, split.threads)
-                else:  # the master alone, at the node's speed
-                    seconds += points * self.pack * self._speed(split) * split.threads
+                else:
+                    seconds += points * self.pack / self.node(split.ranks_per_node)
         return seconds
 
     def _product(self, rank: RankPlan, split: Placement) -> float:
-        return rank.work["nnz"] * self.product * self._speed(split) + self._loops(1, split.threads)
+        """Step 5; e_cache is the product's (Table 5), for ranks of one thread sharing a node."""
+        e_cache = self.e_cache if split.threads == 1 and split.ranks_per_node > 1 else 1.0
+        return rank.work["nnz"] * self.product * self._speed(split) * e_cache + self._loops(1, split.threads)
 
     def step(self, plan: Plan, rank: RankPlan, step: int, split: Placement) -> StepCompute:
         """Step 1 (fill every buffer) before the messages, step 5 (the local product) after them."""
-        return StepCompute(self._pack(plan, rank, split), tuple(0.0 for _ in plan.halo_ops(rank, step)),
+        return StepCompute(self._pack(rank, split), tuple(0.0 for _ in plan.halo_ops(rank, step)),
                            self._product(rank, split))
 
     def regions(self, plan: Plan, rank: RankPlan, split: Placement) -> dict[str, float]:
-        return {"pack": self._pack(plan, rank, split) * plan.steps,
+        return {"pack": self._pack(rank, split) * plan.steps,
                 "local_product": self._product(rank, split) * plan.steps}
 
     def describe(self) -> dict[str, Any]:
@@ -102,13 +106,15 @@ def measured(serial: dict[str, Any], profiles: list[dict[str, Any]], fork_join: 
               if p["spmv"]["mode"] == "hybrid" and p["run"]["ranks"] == 1}
     points = tuple((t, cost / (t * _per_nonzero(p))) for t, p in sorted(hybrid.items()))
     packers = [p for p in same if p["run"]["ranks"] > 1 and p["run"]["threads_per_rank"] == 1]
-    pack = _pack_per_point(packers[-1]) if packers else 0.0
+    packer = max(packers, key=lambda p: p["run"]["ranks"], default=None)
     node = Threads(ThreadEfficiency(points, "measured: SPMV-Serial over c x SPMV-Hybrid per nonzero, " + ", ".join(
         f"{t} cores {e:.3f}" for t, e in points) if points else "assumed: cores share nothing"))
+    # the packers filled their buffers all at once: one core alone is node(R) faster
+    pack = _pack_per_point(packer) * node(packer["run"]["ranks"]) if packer else 0.0
     return SpmvCosts(cost, pack, node, fork_join,
-                     sources={"costs": f"measured: hybridperf-spmv --mode serial, n = {n}, "
-                                       f"{serial['spmv']['rows']} rows",
-                              "pack": f"measured: {packers[-1]['run']['ranks']} ranks" if packers
+                     sources={"costs": f"measured: hybridperf-spmv --mode {serial['spmv']['mode']} on one core, "
+                                       f"n = {n}, {serial['spmv']['rows']} rows",
+                              "pack": f"measured: {packer['run']['ranks']} ranks" if packer
                               else "none measured (one rank exchanges nothing): 0",
                               "node": node.source, "fork_join": fork_join_source})
 

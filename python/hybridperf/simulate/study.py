@@ -62,9 +62,9 @@ def on_cluster(study: Study, spec: cluster.ClusterSpec, cores: tuple[int, ...] |
                    cores_per_node=spec.cores_per_node, repeats=1, backend="simgrid", oversubscribe=False)
 
 
-def _fork_join(spec: cluster.ClusterSpec) -> tuple[Callable[[int], float], str]:
+def fork_join_of(spec: cluster.ClusterSpec) -> tuple[Callable[[int], float], str]:
     return (log2_scaled(spec.fork_join.value, spec.fork_join_threads),
-            f"clusters/{spec.key}.yaml: {spec.fork_join.text} at {spec.fork_join_threads} threads")
+            f"{spec.name}'s description: {spec.fork_join.text} at {spec.fork_join_threads} threads")
 
 
 def thesis_costs(spec: cluster.ClusterSpec) -> md_costs.MdCosts:
@@ -78,51 +78,75 @@ def thesis_costs(spec: cluster.ClusterSpec) -> md_costs.MdCosts:
         return DENSITY * thesis.halo_cells(side, side, side, GHOST_CUT)
 
     return md_costs.thesis_merlin(published.rows(published.DATA / "thesis-table4.8-merlin-routines.csv"),
-                                  ThreadEfficiency(points, source), *_fork_join(spec), ghosts,
+                                  ThreadEfficiency(points, source), *fork_join_of(spec), ghosts,
                                   merlin.bandwidth.value)
 
 
+# per-step and per-call costs do not depend on how many steps run, nor on how a run is laid out
+PER_RUN = frozenset({"steps", "calls", "node_threads", "grid"})
+
+
+def _problem_key(params: dict) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in calibrate.problem(params).items() if k not in PER_RUN))
+
+
+def same_problem(profile: dict, wanted: dict) -> bool:
+    """Whether a measured profile solved the problem `wanted` names (a study's parameters, dashes or not)."""
+    have = profile["params"]
+    return all(str(have.get(k.replace("-", "_"))) == str(v) for k, v in wanted.items()
+               if k.replace("-", "_") not in PER_RUN and k.replace("-", "_") in calibrate.problem(have))
+
+
 def _representatives(profiles: list[dict]) -> list[dict]:
-    """Of each repeated point (same problem, ranks and threads), the run of median loop time: the costs come from
-    a typical run, not from whichever repeat was stored last."""
+    """Of each repeated point (same problem, mode, ranks and threads), the run of median loop time: the costs
+    come from a typical run, not from whichever repeat was stored last."""
     groups: dict[tuple, list[dict]] = {}
     for p in profiles:
-        problem = tuple(sorted((k, str(v)) for k, v in p["params"].items() if k not in calibrate.HOW_AND_WHERE))
-        groups.setdefault((problem, p["run"]["ranks"], p["run"]["threads_per_rank"], p["params"].get("mode")),
-                          []).append(p)
+        key = (_problem_key(p["params"]), p["params"].get("mode"), p["run"]["ranks"], p["run"]["threads_per_rank"])
+        groups.setdefault(key, []).append(p)
     return [sorted(g, key=lambda p: p["figures_of_merit"][0]["value"])[(len(g) - 1) // 2] for g in groups.values()]
 
 
 def node_efficiency(profiles: list[dict], serial: dict) -> ThreadEfficiency:
     """n(c): the serial run's computation over c times that of c ranks of one thread, same problem."""
-    same = [p for p in profiles if p["params"] == serial["params"] | {"profile": p["params"].get("profile")}
-            and p["run"]["threads_per_rank"] == 1 and p["run"]["ranks"] > 1]
+    key = _problem_key(serial["params"])
     one = calibrate.computation(serial)
-    points = tuple(sorted((p["run"]["ranks"], one / (p["run"]["ranks"] * calibrate.computation(p))) for p in same))
-    if not points:
+    points = tuple(sorted((p["run"]["ranks"], one / (p["run"]["ranks"] * calibrate.computation(p))) for p in profiles
+                          if _problem_key(p["params"]) == key and p["run"]["threads_per_rank"] == 1
+                          and p["run"]["ranks"] > 1 and calibrate.computation(p) > 0))
+    if not points or one <= 0:
         return ThreadEfficiency((), "assumed: busy cores run as fast as one alone (no c x 1 run measured)")
     return ThreadEfficiency(points, "measured: serial computation over c x that of c ranks, " +
                             ", ".join(f"{c} cores {e:.3f}" for c, e in points))
 
 
-def measured_costs(store: Store, kernel: str, spec: cluster.ClusterSpec) -> ComputeModel:
-    """Costs from the store's one-core runs of the kernel (md: 1 rank x 1 thread; spmv: SPMV-Serial), the one of
-    median time; the node's and the threads' efficiency from its other runs of the same problem."""
-    profiles = _representatives([r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
-                                 and r["kernel"] == kernel and r["backend"] != "simgrid"])
-    serial = [p for p in profiles if p["run"]["ranks"] == 1 and p["run"]["threads_per_rank"] == 1]
+def costs_from(profiles: list[dict], kernel: str, spec: cluster.ClusterSpec, where: str,
+               problem: dict | None = None) -> ComputeModel:
+    """The compute model from measured profiles of the kernel: the one-core run (md: 1 rank x 1 thread; spmv:
+    SPMV-Serial) of the problem asked for (or the latest problem), the repeat of median time; the node's and
+    the threads' efficiency from the other runs of that problem."""
+    profiles = _representatives([p for p in profiles if p["kernel"] == kernel and "simulated" not in p])
+    serial = [p for p in profiles if p["run"]["ranks"] == 1 and p["run"]["threads_per_rank"] == 1
+              and (problem is None or same_problem(p, problem))]
     if not serial:
-        raise SimulationError(f"no measured 1 rank x 1 thread {kernel} run in {store.directory}: run the study here "
-                              "first (hybridperf study SPEC), or use --costs thesis")
+        asked = f" of {', '.join(f'{k}={v}' for k, v in problem.items())}" if problem else ""
+        raise SimulationError(f"no measured 1 rank x 1 thread {kernel} run{asked} in {where}: run the study here "
+                              "first (hybridperf study SPEC)" + (", or use --costs thesis" if kernel == "md" else ""))
     latest = max(serial, key=lambda p: p["run"]["start_time"])
     if kernel == "spmv":
-        return spmv_costs.measured(latest, profiles, *_fork_join(spec))
+        return spmv_costs.measured(latest, profiles, *fork_join_of(spec))
     # a profile names options as the kernel's JSON does (neigh_every), the command line with dashes
     options = {k.replace("_", "-"): v for k, v in latest["params"].items() if k not in calibrate.HOW_AND_WHERE}
     one = parse(kernels.plan(kernel, tuple(_args(options)), 1))
     threads = calibrate.thread_efficiency(profiles, kernel, latest) or ThreadEfficiency()
-    return md_costs.measured(latest, one.ranks_plan[0].work["ghosts"], threads, *_fork_join(spec),
+    return md_costs.measured(latest, one.ranks_plan[0].work["ghosts"], threads, *fork_join_of(spec),
                              node=node_efficiency(profiles, latest))
+
+
+def measured_costs(store: Store, kernel: str, spec: cluster.ClusterSpec, problem: dict | None = None) -> ComputeModel:
+    """costs_from the store's measured runs."""
+    return costs_from([r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
+                       and r["backend"] != "simgrid"], kernel, spec, str(store.directory), problem)
 
 
 def _args(params: dict) -> list[str]:
@@ -140,9 +164,10 @@ class Outcome:
         return [r for r in self.stored if r.status != "ok"]
 
 
-def run(study: Study, spec: cluster.ClusterSpec, model: ComputeModel, store: Store, source: str,
+def run(study: Study, spec: cluster.ClusterSpec, model_of: Callable[[dict], ComputeModel], store: Store, source: str,
         progress: Callable[[str], None] = lambda line: None) -> Outcome:
-    """Simulates every point of the (on_cluster) study and stores each as it is done."""
+    """Simulates every point of the (on_cluster) study and stores each as it is done; model_of(params) is the
+    compute model of a point's problem."""
     smpirun()  # SimGridMissing before any work
     simgrid = simgrid_version()
     store.save_study(study.name, study.kernel, study.as_dict(), source, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
@@ -158,7 +183,7 @@ def run(study: Study, spec: cluster.ClusterSpec, model: ComputeModel, store: Sto
         key = (args, run_plan.ranks, *placed)
         if key not in plans:
             plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks, *placed))
-        record = _simulate_one(run_plan, plans[key], model, spec, store, simgrid)
+        record = _simulate_one(run_plan, plans[key], model_of(run_plan.params), spec, store, simgrid)
         store.add_run(record)
         outcome.stored.append(record)
     return outcome

@@ -124,7 +124,7 @@ def sum_ratio(sim: Simulator, counts: tuple[int, ...] = (384, 512)) -> Outcome:
 
 
 def outcomes(window: int = 20, progress: Callable[[str], None] = lambda line: None,
-             spmv_window: int = 2) -> list[Outcome]:
+             spmv_window: int = validate_spmv.WINDOW) -> list[Outcome]:
     sim = Simulator(window, progress)
     return [pure_everywhere(sim, "merlin", (64, 128, 256, 512)),
             pure_everywhere(sim, "cseem64t-infinipath", (16, 32, 64, 96)),

@@ -18,15 +18,17 @@ from typing import Callable
 from hybridperf import cluster
 from hybridperf.launch import kernels
 from hybridperf.models import presets, published
-from hybridperf.models.split import log2_scaled, predict, Problem, Split, ThreadEfficiency
+from hybridperf.models.split import predict, Problem, Split, ThreadEfficiency
 from hybridperf.simulate import point, spmv_costs
 from hybridperf.simulate.outcome import Outcome
 from hybridperf.simulate.plan import parse, Plan
+from hybridperf.simulate.study import fork_join_of
 
 CLUSTER = "ibm-sp"
 SIZES = {500: 5, 32000: 20, 256000: 40}  # rows per 4-way node: n
 NODES = (8, 27, 64, 125, 216)
 CALLS = 100
+WINDOW = 2  # calls replayed of the 100
 PER_NODE = 4
 SOURCE = "Chow & Hysom Table 9 (seed-spec §E.5, §H.3.29)"
 
@@ -37,8 +39,7 @@ class SpmvSimulator:
     def __init__(self, window: int, progress: Callable[[str], None]):
         self.window, self.progress = window, progress
         self.spec = cluster.load(CLUSTER)
-        self.fork_join = (log2_scaled(self.spec.fork_join.value, self.spec.fork_join_threads),
-                          f"clusters/{CLUSTER}.yaml: {self.spec.fork_join.text} at {self.spec.fork_join_threads} threads")
+        self.fork_join = fork_join_of(self.spec)
         self.table2 = published.rows(published.DATA / "chow-hysom-table2-4way-4threads.csv")
         self.table5 = published.rows(published.DATA / "chow-hysom-table5-computation.csv")
         self.results: dict[tuple[int, int, str], tuple[float, float]] = {}

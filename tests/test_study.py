@@ -85,8 +85,11 @@ def test_interrupted_study_resumes_where_it_stopped(tmp_path, md_binary):
     results = tmp_path / "res"
     spec.write_text(TINY.format(results=results).replace("size: 6, steps: 20", "size: 10, steps: 400")
                     .replace("repeats: 2", "repeats: 3"))
+    # a shell that runs the tests in the background hands them SIGINT ignored, and Python keeps it so: give the
+    # study the default disposition, as a terminal would
     proc = subprocess.Popen([*HYBRIDPERF, "study", str(spec), "--no-report"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while time.time() < deadline and stored_so_far(results) < 2:
         time.sleep(0.2)

@@ -43,11 +43,17 @@ def recommend_simulated(cluster: str, kernel: str, size: int | None, steps: int 
         fail(f"{spec.name} has {spec.nodes} nodes: --nodes asks for more")
     steps = steps or (presets.THESIS_STEPS if kernel == "md" else 100)
     window = min(window, steps)
+    # the problem: the calibration's one-core run's (its potential and sums; another --size is priced per atom),
+    # else the thesis's small simulation
+    serial = next((p["params"] for p in reversed(profiles) if p["kernel"] == kernel and p["run"]["ranks"] == 1
+                   and p["run"]["threads_per_rank"] == 1), None)
     if kernel == "md":
-        problem = {"size": size or presets.THESIS_SMALL_SIZE, "potential": "lj/sf", "thermo": 1}
-        base = ("-s", str(problem["size"]), "--potential", "lj/sf", "--thermo", "1", "--steps", str(window))
+        like = serial or {"size": presets.THESIS_SMALL_SIZE, "potential": "lj/sf", "thermo": 1}
+        problem = {"potential": like["potential"], "thermo": like["thermo"]}
+        base = ("-s", str(size or like["size"]), "--potential", str(like["potential"]), "--thermo",
+                str(like["thermo"]), "--steps", str(window))
     else:
-        problem = {"n": size or 40}
+        problem = {"n": size or (serial or {"n": 40})["n"]}  # a nonzero's cost depends on the brick (caches)
         base = ("--n", str(problem["n"]), "--calls", str(window))
 
     @lru_cache(maxsize=None)

@@ -17,7 +17,7 @@ CASES = [
     (["--steps", "-1"], "--steps must be >= 0, got -1"),
     (["--dt", "0"], "--dt must be > 0, got 0"),
     (["--density", "abc"], "--density needs a number, got 'abc'"),
-    (["--potential", "morse"], "--potential must be one of lj/cut|lj/sf, got 'morse'"),
+    (["--potential", "morse"], "--potential must be one of lj/cut|lj/sf|eam/fs, got 'morse'"),
     (["--grid", "2", "2", "1"], "--grid 2 2 1 needs 4 ranks, got 1"),
     (["-s", "1"], "thinner than cutoff + skin"),
     (["--read-data", "/nonexistent/x.data"], "cannot read data file /nonexistent/x.data"),
@@ -52,7 +52,8 @@ def test_bad_input_with_several_ranks_reports_once(run_md):
     [
         (GARBLED, "line 11: expected 'id type x y z"),
         (GARBLED.replace("2 atoms", "many atoms"), "no 'N atoms' line"),
-        (GARBLED.replace("1 atom types", "2 atom types"), "exactly 1 atom type"),
+        (GARBLED.replace("1 atom types", "2 atom types").replace("1 1 0.5 x 0.5", "1 1 0.5 0.5 0.5\n2 2 1.5 1.5 1.5"),
+         "Lennard-Jones runs in reduced units with one atom type"),
         (GARBLED.replace("0 4 zlo zhi", "0 4 zlo zhi\n0 0 0 xy xz yz"), "triclinic"),
         (GARBLED.replace("1 1 0.5 x 0.5", "1 1 0.5 0.5 0.5\n1 1 1.5 1.5 1.5"), "not unique"),
         (GARBLED.replace("1 1 0.5 x 0.5", "1 1 0.5 0.5 0.5"), "file ends inside a section"),

@@ -30,19 +30,21 @@ void md_atoms_reserve(md_atoms *a, int capacity)
     for (size_t k = 0; k < sizeof vectors / sizeof *vectors; k++)
         *vectors[k] = grow_array(*vectors[k], used * MD_VEC * sizeof(double), n * MD_VEC * sizeof(double));
     a->id = grow_array(a->id, used * sizeof(int64_t), n * sizeof(int64_t));
+    a->type = grow_array(a->type, used * sizeof(int), n * sizeof(int));
     a->capacity = cap;
 }
 
-/* Copies atom `from` (position, velocity, id) over atom `to`. */
+/* Copies atom `from` (position, velocity, id, type) over atom `to`. */
 void md_atoms_move(md_atoms *a, int from, int to)
 {
     memcpy(a->x + MD_VEC * (size_t)to, a->x + MD_VEC * (size_t)from, MD_VEC * sizeof(double));
     memcpy(a->v + MD_VEC * (size_t)to, a->v + MD_VEC * (size_t)from, MD_VEC * sizeof(double));
     a->id[to] = a->id[from];
+    a->type[to] = a->type[from];
 }
 
 /* Appends an owned atom; the padding lanes are zero so vector loops may treat them as data. */
-void md_atoms_append(md_atoms *a, int64_t id, const double r[3], const double vel[3])
+void md_atoms_append(md_atoms *a, int64_t id, int type, const double r[3], const double vel[3])
 {
     md_atoms_reserve(a, a->nlocal + 1);
     int i = a->nlocal++;
@@ -53,6 +55,7 @@ void md_atoms_append(md_atoms *a, int64_t id, const double r[3], const double ve
     }
     x[3] = v[3] = 0.0;
     a->id[i] = id;
+    a->type[i] = type;
 }
 
 void md_atoms_free(md_atoms *a)
@@ -61,6 +64,7 @@ void md_atoms_free(md_atoms *a)
     free(a->v);
     free(a->f);
     free(a->id);
+    free(a->type);
     memset(a, 0, sizeof *a);
 }
 

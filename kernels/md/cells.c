@@ -121,4 +121,7 @@ void md_cells_sort_locals(md_sim *s)
     int64_t *ids = (int64_t *)n->scratch; /* same size as a double */
     for (int m = 0; m < count; m++) ids[m] = a->id[n->perm[m]];
     memcpy(a->id, ids, (size_t)count * sizeof *ids);
+    int *types = (int *)n->scratch;
+    for (int m = 0; m < count; m++) types[m] = a->type[n->perm[m]];
+    memcpy(a->type, types, (size_t)count * sizeof *types);
 }

@@ -14,19 +14,24 @@
 int md_box_read(md_sim *s, md_data *file, char *err, size_t errlen)
 {
     if (!s->p.read_data) {
-        md_lattice_box(s->p.size, s->p.density, s->box_lo, s->box_len);
+        md_lattice_box(&s->p, s->box_lo, s->box_len);
         return 0;
     }
     int ok = 1;
     if (s->rank == 0) ok = md_data_load(s->p.read_data, file, err, errlen) == 0;
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return -1;
-    double header[8] = {file->lo[0],  file->lo[1],  file->lo[2],          file->len[0],
-                        file->len[1], file->len[2], (double)file->natoms, file->has_velocities};
-    hp_bcast(&s->comm, header, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    enum { MASSES = 9, HEADER = MASSES + MD_MAX_TYPES + 1 };
+    double header[HEADER] = {file->lo[0],  file->lo[1],  file->lo[2],          file->len[0],
+                             file->len[1], file->len[2], (double)file->natoms, file->has_velocities,
+                             file->ntypes};
+    memcpy(header + MASSES, file->mass, sizeof file->mass);
+    hp_bcast(&s->comm, header, HEADER, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     memcpy(s->box_lo, header, 3 * sizeof(double));
     memcpy(s->box_len, header + 3, 3 * sizeof(double));
     s->natoms = (long long)header[6];
     file->has_velocities = (int)header[7];
+    file->ntypes = (int)header[8];
+    memcpy(file->mass, header + MASSES, sizeof file->mass);
     return 0;
 }
 
@@ -36,7 +41,7 @@ static void size_hint(const md_sim *s, const int dims[3], char *err, size_t errl
     if (s->p.read_data || !strstr(err, "thinner")) return;
     int widest = dims[0] > dims[1] ? dims[0] : dims[1];
     widest = widest > dims[2] ? widest : dims[2];
-    int size = (int)ceil(s->ghost_cut * widest / cbrt(4.0 / s->p.density));
+    int size = (int)ceil(s->ghost_cut * widest / md_lattice_spacing(&s->p));
     size_t used = strlen(err);
     snprintf(err + used, errlen - used, ": -s %d or more for a %d x %d x %d grid", size, dims[0], dims[1], dims[2]);
 }

@@ -10,8 +10,11 @@
  *
  * md_halo_build chooses the atoms (at neighbour-list rebuilds, when sizes are unknown to the
  * receiver); md_halo_update resends only their new positions every other step, to the same slots.
- * Positions crossing the periodic boundary are shifted by the sender. Packing is threaded; the
- * messages are sent by the master thread only (master-only style). */
+ * Positions crossing the periodic boundary are shifted by the sender. When a run has several atom
+ * types a build also carries each atom's type (a fourth double); updates never do, types do not change.
+ * md_halo_forward sends any per-atom value of the owned atoms to their ghosts along the same routes
+ * (an embedded-atom potential's F'(rho)). Packing is threaded; the messages are sent by the master
+ * thread only (master-only style). */
 #include <stdlib.h>
 
 #include "md.h"
@@ -26,27 +29,32 @@ static double periodic_shift(const hp_decomp *d, int dim, int side)
     return 0.0;
 }
 
-void md_halo_pack(const md_atoms *a, md_halo *h, int k)
+/* width 3: positions; 4: positions and types */
+void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width)
 {
     const int n = h->send_count[k], dim = k / 2;
     const int *restrict list = h->send[k];
     double shift[3] = {0.0, 0.0, 0.0};
     shift[dim] = h->shift[k];
-    h->sendbuf = md_grow(h->sendbuf, &h->sendcap, 3 * (size_t)n * sizeof(double));
+    h->sendbuf = md_grow(h->sendbuf, &h->sendcap, (size_t)width * n * sizeof(double));
     double *restrict buf = h->sendbuf;
     const double *restrict x = a->x;
 #pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
-    for (int m = 0; m < n; m++)
-        for (int d = 0; d < 3; d++) buf[3 * m + d] = x[MD_VEC * list[m] + d] + shift[d];
+    for (int m = 0; m < n; m++) {
+        for (int d = 0; d < 3; d++) buf[width * m + d] = x[MD_VEC * list[m] + d] + shift[d];
+        if (width == 4) buf[4 * m + 3] = a->type[list[m]];
+    }
 }
 
-static void unpack_positions(md_atoms *a, const double *restrict buf, int first, int n)
+static void unpack_positions(md_atoms *a, const double *restrict buf, int first, int n, int width)
 {
     double *restrict x = a->x + MD_VEC * (size_t)first;
+    int *restrict type = a->type + first;
 #pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
     for (int m = 0; m < n; m++) {
-        for (int d = 0; d < 3; d++) x[MD_VEC * m + d] = buf[3 * m + d];
+        for (int d = 0; d < 3; d++) x[MD_VEC * m + d] = buf[width * m + d];
         x[MD_VEC * m + 3] = 0.0;
+        if (width == 4) type[m] = (int)buf[4 * m + 3];
     }
 }
 
@@ -78,11 +86,13 @@ void md_halo_select(const md_atoms *a, md_halo *h, const hp_decomp *d, int dim, 
     }
 }
 
-void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m)
+void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, int width)
 {
     int first = a->nlocal + a->nghost;
     md_atoms_reserve(a, first + m);
-    unpack_positions(a, buf, first, m);
+    if (width == 3)
+        for (int i = first; i < first + m; i++) a->type[i] = 1;
+    unpack_positions(a, buf, first, m, width);
     h->recv_first[k] = first;
     h->recv_count[k] = m;
     a->nghost += m;
@@ -93,16 +103,17 @@ void md_halo_build(md_sim *s)
     md_atoms *a = &s->atoms;
     md_halo *h = &s->halo;
     const hp_decomp *d = &s->decomp;
+    const int width = h->build_width;
     a->nghost = 0;
     for (int dim = 0; dim < 3; dim++) {
         md_halo_select(a, h, d, dim, s->ghost_cut);
         for (int side = 0; side < 2; side++) {
             int k = 2 * dim + side;
-            md_halo_pack(a, h, k);
-            size_t bytes = hp_sendrecv_grow(&s->comm, h->sendbuf, 3 * (size_t)h->send_count[k] * sizeof(double),
+            md_halo_pack(a, h, k, width);
+            size_t bytes = hp_sendrecv_grow(&s->comm, h->sendbuf, (size_t)width * h->send_count[k] * sizeof(double),
                                             d->neighbor[dim][side], &h->recvbuf, &h->recvcap,
                                             d->neighbor[dim][1 - side], k, d->cart);
-            md_halo_receive(a, h, k, h->recvbuf, (int)(bytes / (3 * sizeof(double))));
+            md_halo_receive(a, h, k, h->recvbuf, (int)(bytes / (width * sizeof(double))), width);
             h->messages++;
         }
     }
@@ -116,14 +127,31 @@ void md_halo_update(md_sim *s)
     const hp_decomp *d = &s->decomp;
     for (int k = 0; k < MD_DIRECTIONS; k++) {
         const int dim = k / 2, side = k % 2;
-        md_halo_pack(a, h, k);
+        md_halo_pack(a, h, k, 3);
         h->recvbuf = md_grow(h->recvbuf, &h->recvcap, 3 * (size_t)h->recv_count[k] * sizeof(double));
         hp_sendrecv(&s->comm, h->sendbuf, 3 * h->send_count[k], MPI_DOUBLE, d->neighbor[dim][side], h->recvbuf,
                     3 * h->recv_count[k], d->neighbor[dim][1 - side], k, d->cart);
-        unpack_positions(a, h->recvbuf, h->recv_first[k], h->recv_count[k]);
+        unpack_positions(a, h->recvbuf, h->recv_first[k], h->recv_count[k], 3);
         h->messages++;
     }
     h->exchanges++;
+}
+
+void md_halo_forward(md_sim *s, double *values)
+{
+    md_halo *h = &s->halo;
+    const hp_decomp *d = &s->decomp;
+    for (int k = 0; k < MD_DIRECTIONS; k++) {
+        const int dim = k / 2, side = k % 2, n = h->send_count[k];
+        const int *restrict list = h->send[k];
+        h->sendbuf = md_grow(h->sendbuf, &h->sendcap, (size_t)n * sizeof(double));
+        double *restrict buf = h->sendbuf;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
+        for (int m = 0; m < n; m++) buf[m] = values[list[m]];
+        /* received straight into place: the ghosts of direction k are contiguous */
+        hp_sendrecv(&s->comm, buf, n, MPI_DOUBLE, d->neighbor[dim][side], values + h->recv_first[k],
+                    h->recv_count[k], d->neighbor[dim][1 - side], MD_DIRECTIONS * 3 + k, d->cart);
+    }
 }
 
 void md_halo_free(md_halo *h)

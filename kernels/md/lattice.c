@@ -1,5 +1,11 @@
-/* The initial fcc lattice: 4 size^3 atoms at the standard benchmark's density, in a cubic box
- * [0, size * a) with a = (4 / density)^(1/3), as LAMMPS's "lattice fcc" and miniMD build it.
+/* The initial lattices, built as LAMMPS's "lattice" and "create_atoms" build them, in a cubic box
+ * [0, size * a) of size^3 unit cells:
+ *   fcc         4 sites, type 1: the LJ benchmark (a = (4 / density)^(1/3) in reduced units)
+ *   bcc         2 sites, type 1: Fe (DL_POLY's Test 30: 50^3 cells = 250,000 atoms)
+ *   l12         L1_2, 4 sites: type 2 at the cube corner, type 1 at the face centres, so
+ *               --elements Cu,Au is Cu3Au (Test 20: 40^3 cells = 256,000 atoms)
+ *   zincblende  3C, 8 sites: type 1 on an fcc lattice, type 2 shifted by (1/4, 1/4, 1/4), so
+ *               --elements Si,C is 3C-SiC (Test 10: 35^3 cells = 343,000 atoms)
  *
  * Each rank creates only the sites inside its own brick, using the same lo <= x < hi test as
  * migration, so no site is created twice or lost however the box is divided. A site's id depends on
@@ -8,14 +14,52 @@
 
 #include "md.h"
 
-static const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+typedef struct {
+    int sites;
+    double basis[8][3];
+    int type[8];
+} unit_cell;
 
-void md_lattice_box(int size, double density, double lo[3], double len[3])
+static const unit_cell cells[] = {
+    [MD_FCC] = {4, {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}}, {1, 1, 1, 1}},
+    [MD_BCC] = {2, {{0, 0, 0}, {0.5, 0.5, 0.5}}, {1, 1}},
+    [MD_L12] = {4, {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}}, {2, 1, 1, 1}},
+    [MD_ZINCBLENDE] = {8,
+                       {{0, 0, 0},
+                        {0.5, 0.5, 0},
+                        {0.5, 0, 0.5},
+                        {0, 0.5, 0.5},
+                        {0.25, 0.25, 0.25},
+                        {0.75, 0.75, 0.25},
+                        {0.75, 0.25, 0.75},
+                        {0.25, 0.75, 0.75}},
+                       {1, 1, 1, 1, 2, 2, 2, 2}},
+};
+
+int md_lattice_types(md_lattice lattice)
 {
-    double a = cbrt(4.0 / density);
+    const unit_cell *c = &cells[lattice];
+    int most = 1;
+    for (int b = 0; b < c->sites; b++) most = c->type[b] > most ? c->type[b] : most;
+    return most;
+}
+
+double md_lattice_spacing(const md_params *p)
+{
+    return p->lattice_constant > 0.0 ? p->lattice_constant : cbrt(cells[p->lattice].sites / p->density);
+}
+
+long long md_lattice_atoms(const md_params *p)
+{
+    return (long long)cells[p->lattice].sites * p->size * p->size * p->size;
+}
+
+void md_lattice_box(const md_params *p, double lo[3], double len[3])
+{
+    const double a = md_lattice_spacing(p);
     for (int d = 0; d < 3; d++) {
         lo[d] = 0.0;
-        len[d] = size * a;
+        len[d] = p->size * a;
     }
 }
 
@@ -35,27 +79,30 @@ static int inside(const hp_decomp *d, const double r[3])
     return 1;
 }
 
-void md_lattice_fill(int n, double density, const hp_decomp *d, md_atoms *at)
+void md_lattice_fill(const md_params *p, const hp_decomp *d, md_atoms *at)
 {
-    const double a = cbrt(4.0 / density);
+    const unit_cell *c = &cells[p->lattice];
+    const double a = md_lattice_spacing(p);
+    const long long n = p->size;
     int first[3], last[3];
-    for (int k = 0; k < 3; k++) cell_range(d->lo[k], d->hi[k], a, n, &first[k], &last[k]);
+    for (int k = 0; k < 3; k++) cell_range(d->lo[k], d->hi[k], a, p->size, &first[k], &last[k]);
 
-    long long cells = (long long)(last[0] - first[0] + 1) * (last[1] - first[1] + 1) * (last[2] - first[2] + 1);
+    long long span = (long long)(last[0] - first[0] + 1) * (last[1] - first[1] + 1) * (last[2] - first[2] + 1);
     const double at_rest[3] = {0.0, 0.0, 0.0};
-    md_atoms_reserve(at, (int)(4 * cells));
+    md_atoms_reserve(at, (int)(c->sites * span));
     for (int k = first[2]; k <= last[2]; k++)
         for (int j = first[1]; j <= last[1]; j++)
             for (int i = first[0]; i <= last[0]; i++)
-                for (int b = 0; b < 4; b++) {
-                    double r[3] = {(i + basis[b][0]) * a, (j + basis[b][1]) * a, (k + basis[b][2]) * a};
+                for (int b = 0; b < c->sites; b++) {
+                    double r[3] = {(i + c->basis[b][0]) * a, (j + c->basis[b][1]) * a, (k + c->basis[b][2]) * a};
                     if (!inside(d, r)) continue;
-                    md_atoms_append(at, 4 * ((long long)i + (long long)n * (j + (long long)n * k)) + b + 1, r, at_rest);
+                    const long long cell = i + n * (j + n * k);
+                    md_atoms_append(at, c->sites * cell + b + 1, c->type[b], r, at_rest);
                 }
 }
 
 void md_lattice_create(md_sim *s)
 {
-    md_lattice_fill(s->p.size, s->p.density, &s->decomp, &s->atoms);
-    s->natoms = 4LL * s->p.size * s->p.size * s->p.size;
+    md_lattice_fill(&s->p, &s->decomp, &s->atoms);
+    s->natoms = md_lattice_atoms(&s->p);
 }

@@ -15,8 +15,8 @@
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
-static const char *const region_names[] = {"force",     "neighbor",  "integrate", "halo_exchange",
-                                           "migration", "reduction", "other",     "total"};
+static const char *const region_names[] = {"force", "neighbor", "integrate", "halo_exchange",   "migration",
+                                           "reduction", "other", "total", "density", "density_exchange"};
 
 int md_is_thermo_step(const md_params *p, long long step)
 {
@@ -51,6 +51,10 @@ static int setup_system(md_sim *s, char *err, size_t errlen)
         md_data_free(&file);
         return -1;
     }
+    if (md_species_setup(s, &file, err, errlen)) {
+        md_data_free(&file);
+        return -1;
+    }
     if (s->p.read_data)
         md_data_distribute(s, &file);
     else
@@ -63,8 +67,9 @@ static int setup_system(md_sim *s, char *err, size_t errlen)
 static void print_banner(const md_sim *s, const hp_run *run)
 {
     const hp_decomp *d = &s->decomp;
-    printf("%s: Lennard-Jones %s, %lld atoms in a %.6g x %.6g x %.6g box, %d steps\n", MD_PROGRAM, s->p.potential_name,
-           s->natoms, s->box_len[0], s->box_len[1], s->box_len[2], s->p.steps);
+    printf("%s: %s%s, %lld atoms in a %.6g x %.6g x %.6g box (%s units), %d steps\n", MD_PROGRAM,
+           s->eam ? "" : "Lennard-Jones ", s->p.potential_name, s->natoms, s->box_len[0], s->box_len[1], s->box_len[2],
+           s->p.units->name, s->p.steps);
     hp_args_print(stdout, s->args, s->nargs);
     printf("decomposition: %d ranks as %d x %d x %d, %d thread%s per rank, %d node%s (MPI thread level %d of %d "
            "requested)\n",
@@ -89,13 +94,35 @@ static void rebuild(md_sim *s)
     hp_timer_stop(&s->timers, R_NEIGHBOR);
 }
 
+/* Forces, with energy and virial when asked. An embedded-atom potential takes three parts, each its own
+ * region: the density pass, the forward exchange of F'(rho) to the ghosts, and the force loop. */
+static void compute_forces(md_sim *s, int want_energy)
+{
+    hp_timers *t = &s->timers;
+    if (s->eam) {
+        hp_timer_start(t, R_DENSITY);
+        md_eam_density(s, want_energy);
+        hp_timer_stop(t, R_DENSITY);
+        hp_timer_start(t, R_DENSITY_EXCHANGE);
+        md_halo_forward(s, md_eam_exchanged(s->eam));
+        hp_timer_stop(t, R_DENSITY_EXCHANGE);
+        hp_timer_start(t, R_FORCE);
+        md_eam_force(s, want_energy);
+        hp_timer_stop(t, R_FORCE);
+    } else {
+        hp_timer_start(t, R_FORCE);
+        md_force(s, want_energy);
+        hp_timer_stop(t, R_FORCE);
+    }
+}
+
 /* Step 0: lists, forces and energies of the initial state; not timed, not counted. */
 static void setup_dynamics(md_sim *s)
 {
     md_neighbor_init(s);
     hp_timers_init(&s->timers, 0);
     rebuild(s);
-    md_force(s, 1);
+    compute_forces(s, 1);
     record_thermo(s, 0);
 }
 
@@ -104,7 +131,8 @@ static double run_loop(md_sim *s)
     const md_params *p = &s->p;
     hp_timers *t = &s->timers;
     hp_timers_init(t, !p->no_timers);
-    for (size_t k = 0; k < sizeof region_names / sizeof *region_names; k++) hp_timer_add(t, region_names[k]);
+    const int regions = s->eam ? R_DENSITY_EXCHANGE + 1 : R_TOTAL + 1;
+    for (int k = 0; k < regions; k++) hp_timer_add(t, region_names[k]);
     s->halo.exchanges = s->halo.messages = 0;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
@@ -120,9 +148,7 @@ static double run_loop(md_sim *s)
             md_halo_update(s);
             hp_timer_stop(t, R_HALO);
         }
-        hp_timer_start(t, R_FORCE);
-        md_force(s, thermo);
-        hp_timer_stop(t, R_FORCE);
+        compute_forces(s, thermo);
         hp_timer_start(t, R_INTEGRATE);
         md_final_integrate(s);
         hp_timer_stop(t, R_INTEGRATE);
@@ -138,7 +164,8 @@ static double run_loop(md_sim *s)
     hp_comm_count(&s->comm, 0);
     /* "total" is always known; "other" is what no region claims (loop overhead, thermo printing). */
     double claimed = 0.0;
-    for (int k = 0; k < R_OTHER; k++) claimed += t->region[k].seconds;
+    for (int k = 0; k < t->count; k++)
+        if (k != R_OTHER && k != R_TOTAL) claimed += t->region[k].seconds;
     if (t->enabled) {
         t->region[R_OTHER].seconds = seconds - claimed;
         t->region[R_OTHER].calls = s->steps_done;
@@ -168,6 +195,10 @@ static int simulate(md_sim *s, hp_run *run)
     s->rank = run->rank;
     s->nranks = run->ranks;
     s->threads = run->threads;
+    if (s->p.potential == MD_EAM_FS) {
+        if (md_eam_load(s, err, sizeof err)) return EXIT_BAD_INPUT;
+        s->p.cutoff = md_eam_cutoff(s->eam);
+    }
     s->ghost_cut = s->p.cutoff + s->p.skin;
     if (s->p.check_decomposition.n) return md_check_decomposition(s, err, sizeof err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
     if (s->p.plan) {
@@ -217,6 +248,7 @@ int main(int argc, char **argv)
     md_halo_free(&s->halo);
     md_neighbor_free(&s->nl);
     md_atoms_free(&s->atoms);
+    md_eam_free(s->eam);
     free(s->thermo);
     hp_decomp_free(&s->decomp);
     free(s);

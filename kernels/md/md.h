@@ -23,19 +23,35 @@
 
 #define MD_KERNEL "md"
 #define MD_PROGRAM "hybridperf-md"
-#define MD_MAX_ARGS 24
+#define MD_MAX_ARGS 32
 #define MD_LIST_PAD 8 /* neighbour lists are padded to whole SIMD vectors of doubles */
+#define MD_MAX_TYPES 8 /* atom types of a run */
 
-typedef enum { MD_LJ_CUT, MD_LJ_SF } md_potential;
+/* The potential chooses the units, as in LAMMPS: lj/cut and lj/sf run in reduced units, the many-body
+ * potentials in LAMMPS's `metal` units (Angstrom, eV, ps, g/mol, K, bar). */
+typedef enum { MD_LJ_CUT, MD_LJ_SF, MD_EAM_FS } md_potential;
+typedef enum { MD_FCC, MD_BCC, MD_L12, MD_ZINCBLENDE, MD_LATTICE_AUTO } md_lattice;
+
+typedef struct {
+    const char *name;
+    double boltz;  /* Boltzmann's constant: energy per temperature */
+    double mvv2e;  /* mass * velocity^2 to energy */
+    double ftm2v;  /* force / mass * time to velocity */
+    double nktv2p; /* energy / volume to pressure */
+} md_units;
+extern const md_units md_units_lj, md_units_metal;
 typedef enum { MD_PAIR_PLAIN, MD_PAIR_AVX512 } md_pair_kernel;
 
 typedef struct {
-    int size; /* -s: fcc unit cells per side, 4 size^3 atoms */
-    double density, temperature, cutoff, skin, dt, drift_tolerance;
+    int size; /* -s: unit cells per side */
+    double density, lattice_constant, temperature, cutoff, skin, dt, drift_tolerance;
     int steps, neigh_every, thermo, seed, no_timers;
     int grid[3];
-    const char *potential_name, *pair_kernel_name;
+    const char *potential_name, *pair_kernel_name, *lattice_name, *potential_file;
+    hp_list elements; /* --elements: the potential file's entry for atom types 1, 2, ... */
     md_potential potential;
+    md_lattice lattice;
+    const md_units *units;
     md_pair_kernel pair_kernel;
     const char *read_data, *write_data, *profile, *dump_forces;
     hp_list check_decomposition; /* rank counts to check instead of running */
@@ -52,7 +68,13 @@ typedef struct {
     int nlocal, nghost, capacity;
     double *x, *v, *f; /* x[MD_VEC * i + d], d = 0, 1, 2 */
     int64_t *id;
+    int *type; /* 1 .. ntypes, ghosts too */
 } md_atoms;
+
+typedef struct {
+    int ntypes;
+    double mass[MD_MAX_TYPES + 1]; /* by type, [0] unused */
+} md_species;
 
 /* Direction k = 2 * dimension + side: side 0 sends to the lower neighbour, side 1 to the upper. */
 #define MD_DIRECTIONS 6
@@ -62,6 +84,7 @@ typedef struct {
     int send_count[MD_DIRECTIONS], send_cap[MD_DIRECTIONS];
     double shift[MD_DIRECTIONS]; /* periodic shift applied to sent positions */
     int recv_first[MD_DIRECTIONS], recv_count[MD_DIRECTIONS];
+    int build_width; /* doubles per atom in a halo build: the position, and the type when there are several */
     double *sendbuf; /* halo: positions packed for one message */
     size_t sendcap;
     double *outbox[2]; /* migration: leaving atoms, per side */
@@ -103,7 +126,21 @@ typedef struct {
     long long lost; /* atoms non-finite or beyond the ghost cut outside their brick: the run is unstable */
 } md_thermo_row;
 
-typedef enum { R_FORCE, R_NEIGHBOR, R_INTEGRATE, R_HALO, R_MIGRATION, R_REDUCTION, R_OTHER, R_TOTAL } md_region;
+/* The last two exist for embedded-atom potentials only: the density pass and the forward exchange of its result. */
+typedef enum {
+    R_FORCE,
+    R_NEIGHBOR,
+    R_INTEGRATE,
+    R_HALO,
+    R_MIGRATION,
+    R_REDUCTION,
+    R_OTHER,
+    R_TOTAL,
+    R_DENSITY,
+    R_DENSITY_EXCHANGE
+} md_region;
+
+typedef struct md_eam md_eam; /* eam.c */
 
 typedef struct {
     md_params p;
@@ -115,6 +152,8 @@ typedef struct {
     double ghost_cut;
     hp_decomp decomp;
     md_atoms atoms;
+    md_species species;
+    md_eam *eam; /* NULL for pair potentials */
     md_halo halo;
     md_neighbor nl;
     hp_comm comm;
@@ -135,26 +174,61 @@ extern const char *const md_usage, *const md_summary;
 void md_atoms_reserve(md_atoms *a, int capacity);
 void md_atoms_free(md_atoms *a);
 void md_atoms_move(md_atoms *a, int from, int to);
-void md_atoms_append(md_atoms *a, int64_t id, const double r[3], const double v[3]);
+void md_atoms_append(md_atoms *a, int64_t id, int type, const double r[3], const double v[3]);
 /* realloc to at least `need` bytes, with headroom; exits on failure */
 void *md_grow(void *p, size_t *cap, size_t need);
 
+/* text.c: line-numbered reading of data and potential files; every failure is "PATH line N: what" in err */
+typedef struct {
+    FILE *f;
+    const char *path;
+    char *line;
+    size_t cap;
+    long number;
+    char *err;
+    size_t errlen;
+} md_reader;
+int md_reader_open(md_reader *r, const char *path, const char *what, char *err, size_t errlen);
+void md_reader_close(md_reader *r);
+int md_reader_fail(md_reader *r, const char *what);     /* returns -1 */
+int md_next_line(md_reader *r, char **text);            /* comment ('#' on) removed; 0 at end of file */
+char *md_next_content(md_reader *r);                    /* next non-blank line, NULL at end of file */
+int md_split(char *t, char **words, int max);           /* max + 1 when there are more */
+int md_to_real(const char *s, double *v);               /* 0, or -1 when s is not a finite number */
+int md_to_int64(const char *s, long long *v);           /* 0, or -1 */
+int md_read_numbers(md_reader *r, double *out, long n, const char *what); /* across lines */
+
 /* lattice.c, velocity.c, data_file.c: the initial state */
 void md_lattice_create(md_sim *s);
-void md_lattice_fill(int size, double density, const hp_decomp *d, md_atoms *at); /* the sites in d's brick */
-void md_lattice_box(int size, double density, double lo[3], double len[3]);
+double md_lattice_spacing(const md_params *p); /* the cubic cell's edge */
+int md_lattice_types(md_lattice lattice);      /* atom types the lattice has */
+void md_lattice_fill(const md_params *p, const hp_decomp *d, md_atoms *at); /* the sites in d's brick */
+void md_lattice_box(const md_params *p, double lo[3], double len[3]);
+long long md_lattice_atoms(const md_params *p);
 void md_velocity_create(md_sim *s);
 typedef struct { /* a LAMMPS data file as read by rank 0 */
     double lo[3], len[3];
     long long natoms;
-    int has_velocities;
-    double *atoms; /* natoms records of MD_DATA_RECORD doubles: id x y z vx vy vz */
+    int ntypes, has_velocities;
+    double mass[MD_MAX_TYPES + 1]; /* 0 where the file has no Masses section */
+    double *atoms; /* natoms records of MD_DATA_RECORD doubles: id x y z vx vy vz type */
 } md_data;
-#define MD_DATA_RECORD 7
+#define MD_DATA_RECORD 8
 int md_data_load(const char *path, md_data *file, char *err, size_t errlen);
 /* Collective: rank 0's file (box already broadcast) goes to the ranks that own each atom. */
 void md_data_distribute(md_sim *s, const md_data *file);
 void md_data_free(md_data *file);
+/* species.c: the atom types and their masses, from the potential, the data file (rank 0's; the types and
+ * masses it declares are broadcast) or the lattice; collective. 0, or -1 with err. */
+int md_species_setup(md_sim *s, md_data *file, char *err, size_t errlen);
+/* eam.c: the setfl table (rank 0 reads, all receive; collective), the per-type maps from --elements, forces */
+int md_eam_load(md_sim *s, char *err, size_t errlen);
+double md_eam_cutoff(const md_eam *e);
+double md_eam_mass(const md_eam *e, int type); /* of the element atom type `type` maps to */
+void md_eam_density(md_sim *s, int want_energy); /* rho, F(rho) and F'(rho) of the owned atoms */
+void md_eam_force(md_sim *s, int want_energy);   /* after the ghosts' F'(rho) arrived */
+double *md_eam_exchanged(md_eam *e);             /* the per-atom values the forward exchange sends */
+void md_eam_free(md_eam *e);
 /* decompose.c: the box (lattice or data file; collective), the decomposition with a hint when bricks are too
  * thin (collective), and --check-decomposition. 0, or -1 with err. */
 int md_box_read(md_sim *s, md_data *file, char *err, size_t errlen);
@@ -179,9 +253,11 @@ void md_halo_build(md_sim *s);
  * already received), their positions packed (shifted across the periodic boundary) into h->sendbuf for
  * direction k, and m positions received from direction k appended as ghosts. */
 void md_halo_select(const md_atoms *a, md_halo *h, const hp_decomp *d, int dim, double cut);
-void md_halo_pack(const md_atoms *a, md_halo *h, int k);
-void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m);
+void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width);
+void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, int width);
 void md_halo_update(md_sim *s);
+/* One double per atom (owned atoms' values) sent to the ghosts along the halo's own routes. */
+void md_halo_forward(md_sim *s, double *values);
 void md_halo_free(md_halo *h);
 
 /* cells.c: atoms binned and sorted by cell */

@@ -4,13 +4,13 @@
  * stray up to skin/2 outside its brick and is still found through the halo). Like the halo it runs
  * x, then y, then z, one message to each neighbour per phase, so an atom crossing an edge or a
  * corner travels through intermediate ranks rather than by a diagonal message. An atom carries its
- * id, position and velocity; forces are recomputed after the rebuild. Positions crossing the
+ * id, type, position and velocity; forces are recomputed after the rebuild. Positions crossing the
  * periodic boundary are wrapped by the sender. An atom that arrives outside the receiving brick
  * moved more than a brick in one rebuild interval; it is kept, counted, and fails the run's
  * "atoms_misplaced" check, because the physics past that point would be wrong. */
 #include "md.h"
 
-enum { MIGRANT = 7 }; /* doubles per atom: id, x, y, z, vx, vy, vz (ids below 2^53 are exact) */
+enum { MIGRANT = 8 }; /* doubles per atom: id, x, y, z, vx, vy, vz, type (ids below 2^53 are exact) */
 
 static void pack_migrant(const md_atoms *a, int i, double *out, int dim, double shift, double box_lo, double box_hi)
 {
@@ -19,6 +19,7 @@ static void pack_migrant(const md_atoms *a, int i, double *out, int dim, double 
         out[1 + d] = a->x[MD_VEC * i + d];
         out[4 + d] = a->v[MD_VEC * i + d];
     }
+    out[7] = a->type[i];
     out[1 + dim] += shift;
     if (out[1 + dim] >= box_hi) out[1 + dim] = box_lo; /* -tiny + L rounds to L: the same point as box_lo */
 }
@@ -29,7 +30,7 @@ static void append_migrants(md_sim *s, const double *in, int n, int dim)
     const hp_decomp *d = &s->decomp;
     md_atoms_reserve(a, a->nlocal + n);
     for (int m = 0; m < n; m++, in += MIGRANT) {
-        md_atoms_append(a, (int64_t)in[0], in + 1, in + 4);
+        md_atoms_append(a, (int64_t)in[0], (int)in[7], in + 1, in + 4);
         if (in[1 + dim] < d->lo[dim] || in[1 + dim] >= d->hi[dim]) s->misplaced++;
     }
 }

@@ -91,6 +91,7 @@ static void place_sentinel(md_atoms *a, md_neighbor *n)
     double *x = a->x + MD_VEC * (size_t)n->sentinel;
     x[0] = x[1] = x[2] = 1e10;
     x[3] = 0.0;
+    a->type[n->sentinel] = 1;
 }
 
 static int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }

@@ -1,6 +1,8 @@
 /* Options of hybridperf-md. The defaults are the standard LJ benchmark shared by LAMMPS's bench/in.lj
  * and miniMD (fcc, density 0.8442, T 1.44, cutoff 2.5, skin 0.3, dt 0.005, rebuild every 20 steps,
- * 100 steps), so a bare run is directly comparable with theirs. */
+ * 100 steps), so a bare run is directly comparable with theirs. The many-body potentials run in metal
+ * units, where options not given take metal defaults (300 K, 1 fs, skin 1 A, global sums every step
+ * as DL_POLY does) and the cutoff comes from the potential file. */
 #include <string.h>
 
 #include "md.h"
@@ -19,25 +21,43 @@ int md_params_table(md_params *p, hp_arg *args)
                      .thermo = 50,
                      .seed = 87287,
                      .potential_name = "lj/cut",
+                     .lattice_name = "auto",
                      .pair_kernel_name = "auto"};
     const hp_arg table[] = {
-        {HP_OPTION("size", 's', HP_ARG_INT, &p->size, "N", "fcc unit cells per side: 4 N^3 atoms"),
+        {HP_OPTION("size", 's', HP_ARG_INT, &p->size, "N",
+                   "unit cells per side: N^3 cells of 4 (fcc, l12), 2 (bcc) or 8 (zincblende) atoms"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
-        {HP_OPTION("density", 0, HP_ARG_REAL, &p->density, "RHO", "number density (reduced units)"),
+        {HP_OPTION("lattice", 0, HP_ARG_CHOICE, &p->lattice_name, "NAME",
+                   "fcc, bcc, l12 (types 1 and 2 as Cu3Au) or zincblende (as 3C-SiC); auto: fcc for lj, "
+                   "else the lattice the potential file gives the first element"),
+         .choices = "auto|fcc|bcc|l12|zincblende"},
+        {HP_OPTION("density", 0, HP_ARG_REAL, &p->density, "RHO", "number density (lj: reduced units)"),
          .min_rule = HP_MIN_EXCLUSIVE},
-        {HP_OPTION("temp", 0, HP_ARG_REAL, &p->temperature, "T", "initial temperature"), .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("lattice-constant", 0, HP_ARG_REAL, &p->lattice_constant, "A",
+                   "cubic cell edge in Angstrom (metal units; 0: the potential file's, with --lattice auto)"),
+         .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("temp", 0, HP_ARG_REAL, &p->temperature, "T", "initial temperature (metal: K, default 300)"),
+         .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("potential", 0, HP_ARG_CHOICE, &p->potential_name, "NAME",
-                   "lj/cut = LAMMPS lj/cut; lj/sf = shifted force, LAMMPS lj/smooth/linear"),
-         .choices = "lj/cut|lj/sf"},
-        {HP_OPTION("cutoff", 0, HP_ARG_REAL, &p->cutoff, "RC", "interaction cutoff"), .min_rule = HP_MIN_EXCLUSIVE},
-        {HP_OPTION("skin", 0, HP_ARG_REAL, &p->skin, "D", "neighbour-list skin"), .min_rule = HP_MIN_INCLUSIVE},
-        {HP_OPTION("dt", 0, HP_ARG_REAL, &p->dt, "DT", "time step"), .min_rule = HP_MIN_EXCLUSIVE},
+                   "lj/cut = LAMMPS lj/cut; lj/sf = shifted force, LAMMPS lj/smooth/linear; eam/fs = LAMMPS "
+                   "eam/fs with --potential-file (metal units)"),
+         .choices = "lj/cut|lj/sf|eam/fs"},
+        {HP_OPTION("potential-file", 0, HP_ARG_PATH, &p->potential_file, "FILE",
+                   "the potential's parameter file, as LAMMPS reads it (eam/fs: a setfl file)")},
+        {HP_OPTION("elements", 0, HP_ARG_LIST, &p->elements, "E1,E2,...",
+                   "the potential file's element for atom types 1, 2, ... (LAMMPS: pair_coeff * * FILE E1 E2 ...)")},
+        {HP_OPTION("cutoff", 0, HP_ARG_REAL, &p->cutoff, "RC", "interaction cutoff (lj; else the potential file's)"),
+         .min_rule = HP_MIN_EXCLUSIVE},
+        {HP_OPTION("skin", 0, HP_ARG_REAL, &p->skin, "D", "neighbour-list skin (metal: default 1 Angstrom)"),
+         .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("dt", 0, HP_ARG_REAL, &p->dt, "DT", "time step (metal: ps, default 0.001)"),
+         .min_rule = HP_MIN_EXCLUSIVE},
         {HP_OPTION("steps", 'n', HP_ARG_INT, &p->steps, "N", "time steps to run"), .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("neigh-every", 0, HP_ARG_INT, &p->neigh_every, "N",
                    "rebuild neighbour lists (and migrate) every N steps"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
         {HP_OPTION("thermo", 0, HP_ARG_INT, &p->thermo, "N",
-                   "global sums and a thermo line every N steps (0: first and last only)"),
+                   "global sums and a thermo line every N steps (0: first and last only; metal: default 1)"),
          .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("seed", 0, HP_ARG_INT, &p->seed, "S", "seed of the velocity generator"),
          .min_rule = HP_MIN_INCLUSIVE},
@@ -71,9 +91,71 @@ int md_params_table(md_params *p, hp_arg *args)
     return n;
 }
 
+static int given(const hp_arg *args, int nargs, const char *name)
+{
+    for (int a = 0; a < nargs; a++)
+        if (args[a].set && strcmp(args[a].name, name) == 0) return 1;
+    return 0;
+}
+
+static int refuse(char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s", what);
+    return -1;
+}
+
+/* Metal units: the defaults LAMMPS users expect, options that belong to the potential file refused. */
+static int validate_metal(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    p->units = &md_units_metal;
+    if (!p->potential_file) return refuse(err, errlen, "--potential eam/fs needs --potential-file (a setfl file)");
+    if (!p->elements.n) return refuse(err, errlen, "--potential eam/fs needs --elements (one element per atom type)");
+    if (p->elements.n > MD_MAX_TYPES) return refuse(err, errlen, "--elements: at most 8 atom types");
+    if (given(args, nargs, "cutoff")) return refuse(err, errlen, "--cutoff: the cutoff comes from the potential file");
+    if (given(args, nargs, "density")) return refuse(err, errlen, "--density is for lj; give --lattice-constant");
+    if (!given(args, nargs, "temp")) p->temperature = 300.0;
+    if (!given(args, nargs, "dt")) p->dt = 0.001;
+    if (!given(args, nargs, "skin")) p->skin = 1.0;
+    if (!given(args, nargs, "thermo")) p->thermo = 1;
+    if (!p->read_data && p->lattice != MD_LATTICE_AUTO && p->lattice_constant == 0.0) {
+        snprintf(err, errlen, "--lattice %s needs --lattice-constant (Angstrom)", p->lattice_name);
+        return -1;
+    }
+    if (p->plan) return refuse(err, errlen, "--plan covers the lj potentials only (simulating eam/fs is not built yet)");
+    return 0;
+}
+
+static int validate_lj(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    p->units = &md_units_lj;
+    if (p->potential_file || p->elements.n)
+        return refuse(err, errlen, "--potential-file and --elements are for the many-body potentials (eam/fs)");
+    if (given(args, nargs, "lattice-constant"))
+        return refuse(err, errlen, "--lattice-constant is for metal units; lj uses --density");
+    if (p->lattice == MD_LATTICE_AUTO) p->lattice = MD_FCC;
+    if (p->lattice == MD_L12 || p->lattice == MD_ZINCBLENDE)
+        return refuse(err, errlen, "--lattice l12 and zincblende have two atom types; lj runs one");
+    return 0;
+}
+
+static md_lattice lattice_named(const char *name)
+{
+    static const char *const names[] = {[MD_FCC] = "fcc", [MD_BCC] = "bcc", [MD_L12] = "l12",
+                                        [MD_ZINCBLENDE] = "zincblende"};
+    for (int k = 0; k < 4; k++)
+        if (strcmp(names[k], name) == 0) return (md_lattice)k;
+    return MD_LATTICE_AUTO; /* auto */
+}
+
 int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
-    p->potential = strcmp(p->potential_name, "lj/sf") == 0 ? MD_LJ_SF : MD_LJ_CUT;
+    p->potential = strcmp(p->potential_name, "eam/fs") == 0  ? MD_EAM_FS
+                   : strcmp(p->potential_name, "lj/sf") == 0 ? MD_LJ_SF
+                                                             : MD_LJ_CUT;
+    p->lattice = lattice_named(p->lattice_name);
+    if (p->potential == MD_EAM_FS ? validate_metal(p, args, nargs, err, errlen)
+                                  : validate_lj(p, args, nargs, err, errlen))
+        return -1;
     if (strcmp(p->pair_kernel_name, "auto") == 0) p->pair_kernel_name = md_force_has_avx512() ? "avx512" : "plain";
     if (strcmp(p->pair_kernel_name, "avx512") == 0 && !md_force_has_avx512()) {
         snprintf(err, errlen,
@@ -83,14 +165,13 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
     }
     p->pair_kernel = strcmp(p->pair_kernel_name, "avx512") == 0 ? MD_PAIR_AVX512 : MD_PAIR_PLAIN;
     if (p->read_data) {
-        const char *lattice_options[] = {"size", "density"};
-        for (int k = 0; k < 2; k++)
-            for (int a = 0; a < nargs; a++)
-                if (args[a].set && strcmp(args[a].name, lattice_options[k]) == 0) {
-                    snprintf(err, errlen, "--%s and --read-data both given; the data file defines the system",
-                             lattice_options[k]);
-                    return -1;
-                }
+        const char *lattice_options[] = {"size", "density", "lattice", "lattice-constant"};
+        for (int k = 0; k < 4; k++)
+            if (given(args, nargs, lattice_options[k])) {
+                snprintf(err, errlen, "--%s and --read-data both given; the data file defines the system",
+                         lattice_options[k]);
+                return -1;
+            }
     }
     if (p->plan && p->read_data) {
         snprintf(err, errlen, "--plan lays out the lattice of --size; planning a --read-data system is not supported");
@@ -105,7 +186,8 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
 
 const char *const md_usage = "mpirun [MPI options] hybridperf-md [options]";
 const char *const md_summary =
-    "Lennard-Jones molecular dynamics proxy of Chorley's hybrid MPI+OpenMP MD code: 3-D domain\n"
-    "decomposition, halo exchange in three phases of paired messages, migration, velocity Verlet,\n"
-    "global sums, OpenMP in the master-only style. OMP_NUM_THREADS sets threads per rank.\n"
+    "Molecular dynamics proxy of Chorley's hybrid MPI+OpenMP MD code (Lennard-Jones) and of DL_POLY's\n"
+    "metal runs (eam/fs, with LAMMPS's setfl files): 3-D domain decomposition, halo exchange in three\n"
+    "phases of paired messages, migration, velocity Verlet, global sums, OpenMP in the master-only\n"
+    "style. OMP_NUM_THREADS sets threads per rank.\n"
     "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.";

@@ -38,8 +38,8 @@ static void build_halos(md_layout *l, double cut)
             for (int r = 0; r < l->ranks; r++) {
                 md_halo *h = &l->halo[r];
                 const int to = l->decomp[r].neighbor[dim][side];
-                md_halo_pack(&l->atoms[r], h, k);
-                md_halo_receive(&l->atoms[to], &l->halo[to], k, h->sendbuf, h->send_count[k]);
+                md_halo_pack(&l->atoms[r], h, k, 3);
+                md_halo_receive(&l->atoms[to], &l->halo[to], k, h->sendbuf, h->send_count[k], 3);
             }
         }
     }
@@ -127,8 +127,8 @@ static void print_plan(const md_sim *s, const md_layout *l)
 
 int md_plan(md_sim *s, char *err, size_t errlen)
 {
-    md_lattice_box(s->p.size, s->p.density, s->box_lo, s->box_len);
-    s->natoms = 4LL * s->p.size * s->p.size * s->p.size;
+    md_lattice_box(&s->p, s->box_lo, s->box_len);
+    s->natoms = md_lattice_atoms(&s->p);
     const int ranks = s->p.plan;
     int dims[3];
     if (hp_decomp_dims(s->p.grid, ranks, dims, err, errlen) ||
@@ -138,7 +138,7 @@ int md_plan(md_sim *s, char *err, size_t errlen)
                    calloc((size_t)ranks, sizeof(md_halo))};
     for (int r = 0; r < ranks; r++) {
         hp_decomp_place(&l.decomp[r], dims, r, s->box_lo, s->box_len);
-        md_lattice_fill(s->p.size, s->p.density, &l.decomp[r], &l.atoms[r]);
+        md_lattice_fill(&s->p, &l.decomp[r], &l.atoms[r]);
     }
     build_halos(&l, s->ghost_cut);
     if (s->rank == 0) print_plan(s, &l);

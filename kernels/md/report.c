@@ -6,19 +6,24 @@
 #include "md.h"
 
 static const char *const directions[MD_DIRECTIONS] = {"-x", "+x", "-y", "+y", "-z", "+z"};
-static const char *const computation[] = {"force", "neighbor"};
-static const char *const communication[] = {"halo_exchange", "migration", "reduction"};
+/* The embedded-atom potentials' two regions come last, so a Lennard-Jones profile lists only its own. */
+static const char *const computation[] = {"force", "neighbor", "density"};
+static const char *const communication[] = {"halo_exchange", "migration", "reduction", "density_exchange"};
 
 void md_collect_results(md_sim *s, md_results *out)
 {
     const md_atoms *a = &s->atoms;
     MPI_Comm comm = s->decomp.cart;
-    double momentum[3] = {0, 0, 0}, total_momentum[3];
-    for (int i = 0; i < a->nlocal; i++)
-        for (int d = 0; d < 3; d++) momentum[d] += a->v[MD_VEC * i + d];
+    /* the centre of mass's velocity: sum m v / sum m */
+    double momentum[4] = {0, 0, 0, 0}, total_momentum[4];
+    for (int i = 0; i < a->nlocal; i++) {
+        const double m = s->species.mass[a->type[i]];
+        for (int d = 0; d < 3; d++) momentum[d] += m * a->v[MD_VEC * i + d];
+        momentum[3] += m;
+    }
     long long counts[3] = {a->nlocal, s->misplaced, 0}, totals[3];
     for (int i = 0; i < a->nlocal; i++) counts[2] += s->nl.numneigh[i];
-    hp_allreduce(&s->comm, momentum, total_momentum, 3, MPI_DOUBLE, MPI_SUM, comm);
+    hp_allreduce(&s->comm, momentum, total_momentum, 4, MPI_DOUBLE, MPI_SUM, comm);
     hp_allreduce(&s->comm, counts, totals, 3, MPI_LONG_LONG, MPI_SUM, comm);
 
     /* The thermo table lives on rank 0; the other ranks' checks are placeholders, never reported. */
@@ -30,7 +35,7 @@ void md_collect_results(md_sim *s, md_results *out)
     out->checks[1] = hp_check_make("net_momentum",
                                    sqrt(total_momentum[0] * total_momentum[0] + total_momentum[1] * total_momentum[1] +
                                         total_momentum[2] * total_momentum[2]) /
-                                       n,
+                                       total_momentum[3],
                                    0.0, 1e-10);
     out->checks[2] = hp_check_make("atom_count", (double)totals[0], n, 0.0);
     out->checks[3] = hp_check_make("atoms_misplaced", (double)totals[1], 0.0, 0.0);
@@ -116,6 +121,10 @@ static void md_json(hp_json *j, const md_sim *s, const md_results *r)
     for (int d = 0; d < 3; d++) hp_json_int(j, NULL, s->decomp.dims[d]);
     hp_json_array_end(j);
     hp_json_real(j, "ghost_cut", s->ghost_cut);
+    hp_json_string(j, "units", s->p.units->name);
+    hp_json_array_begin(j, "masses"); /* of atom types 1, 2, ... */
+    for (int t = 1; t <= s->species.ntypes; t++) hp_json_real(j, NULL, s->species.mass[t]);
+    hp_json_array_end(j);
     hp_json_string(j, "pair_kernel", s->p.pair_kernel_name);
     hp_json_object_begin(j, "neighbor");
     hp_json_int(j, "builds", s->nl.builds);
@@ -151,8 +160,8 @@ static void profile_members(hp_json *j, const void *context)
     else
         hp_json_regions(j, &r->regions[R_TOTAL], 1); /* --no-timers: only the loop time is known */
     hp_json_object_begin(j, "region_groups");
-    hp_json_strings(j, "computation", computation, 2);
-    hp_json_strings(j, "communication", communication, 3);
+    hp_json_strings(j, "computation", computation, s->eam ? 3 : 2);
+    hp_json_strings(j, "communication", communication, s->eam ? 4 : 3);
     hp_json_object_end(j);
     hp_json_comm(j, r->comm);
     md_json(j, s, r);

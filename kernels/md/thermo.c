@@ -1,8 +1,8 @@
 /* Thermodynamics: the thesis's `sum` routine. Kinetic energy, potential energy and virial are
  * summed over ranks with one MPI_Allreduce at thermo steps (with them, the count of lost atoms, so
  * an unstable run is stopped without another collective) (every step with --thermo 1, as the
- * thesis did), and reported per atom in LAMMPS's lj-unit conventions: T = sum m v^2 / (3N - 3),
- * P = (sum m v^2 + virial) / (3V). */
+ * thesis did), and reported per atom (LAMMPS's `thermo_modify norm yes`) in the run's units:
+ * T = mvv2e sum m v^2 / (k_B (3N - 3)), P = nktv2p (mvv2e sum m v^2 + virial) / (3V). */
 #include "md.h"
 
 /* Owned atoms whose position is not finite or lies beyond the ghost cut outside the brick: such an
@@ -27,18 +27,25 @@ static double lost_atoms(const md_sim *s)
 void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row)
 {
     const md_atoms *a = &s->atoms;
+    const double *mass = s->species.mass;
+    const int *type = a->type;
     double mv2 = 0.0;
-#pragma omp parallel for simd schedule(static) reduction(+ : mv2)
-    for (long k = 0; k < (long)MD_VEC * a->nlocal; k++) mv2 += a->v[k] * a->v[k]; /* padding lanes are 0 */
+#pragma omp parallel for schedule(static) reduction(+ : mv2)
+    for (int i = 0; i < a->nlocal; i++) {
+        const double *v = a->v + MD_VEC * (size_t)i;
+        mv2 += mass[type[i]] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    }
     double local[4] = {mv2, s->epot, s->virial, lost_atoms(s)}, global[4];
     hp_allreduce(&s->comm, local, global, 4, MPI_DOUBLE, MPI_SUM, s->decomp.cart);
+    const md_units *u = s->p.units;
     const double n = (double)s->natoms, volume = s->box_len[0] * s->box_len[1] * s->box_len[2];
+    const double twice_ke = u->mvv2e * global[0];
     row->step = step;
-    row->temp = global[0] / (3.0 * n - 3.0);
-    row->ke = 0.5 * global[0] / n;
+    row->temp = twice_ke / (u->boltz * (3.0 * n - 3.0));
+    row->ke = 0.5 * twice_ke / n;
     row->pe = global[1] / n;
     row->etotal = row->ke + row->pe;
-    row->press = (global[0] + global[2]) / (3.0 * volume);
+    row->press = u->nktv2p * (twice_ke + global[2]) / (3.0 * volume);
     row->lost = (long long)global[3];
 }
 

@@ -1,0 +1,51 @@
+/* Units, atom types and masses.
+ *
+ * The potential decides the units, as a LAMMPS input's `units` line does for its pair style: the
+ * Lennard-Jones potentials run in reduced units with one atom type of mass 1; the embedded-atom
+ * potentials in `metal` units, with as many types as --elements names. Masses follow LAMMPS's order
+ * of precedence: an eam/fs file carries a mass per element, and `pair_coeff` sets the types' masses
+ * from it whatever the data file's Masses section says. */
+#include <string.h>
+
+#include "md.h"
+
+/* LAMMPS's constants (update.cpp, "lj" and "metal"), so both codes convert alike to the last digit. */
+const md_units md_units_lj = {"lj", 1.0, 1.0, 1.0, 1.0};
+const md_units md_units_metal = {"metal", 8.617343e-5, 1.0364269e-4, 1.0 / 1.0364269e-4, 1.6021765e6};
+
+static int fail(char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s", what);
+    return -1;
+}
+
+static int pair_species(md_sim *s, const md_data *file, char *err, size_t errlen)
+{
+    if (s->species.ntypes != 1)
+        return fail(err, errlen, "Lennard-Jones runs in reduced units with one atom type ('1 atom types')");
+    if (file && file->mass[1] > 0.0 && file->mass[1] != 1.0)
+        return fail(err, errlen, "Lennard-Jones runs in reduced units: the data file's mass must be 1");
+    s->species.mass[1] = 1.0;
+    return 0;
+}
+
+static int eam_species(md_sim *s, char *err, size_t errlen)
+{
+    const int named = s->p.elements.n, types = s->species.ntypes;
+    if (named != types) {
+        snprintf(err, errlen, "the %s has %d atom type%s but --elements names %d (one element per type, as "
+                 "pair_coeff * * FILE E1 E2 ... in LAMMPS)", s->p.read_data ? "data file" : "lattice", types,
+                 types > 1 ? "s" : "", named);
+        return -1;
+    }
+    for (int t = 1; t <= types; t++) s->species.mass[t] = md_eam_mass(s->eam, t);
+    return 0;
+}
+
+int md_species_setup(md_sim *s, md_data *file, char *err, size_t errlen)
+{
+    s->species.ntypes = s->p.read_data ? file->ntypes : md_lattice_types(s->p.lattice);
+    int ok = (s->eam ? eam_species(s, err, errlen) : pair_species(s, s->p.read_data ? file : NULL, err, errlen)) == 0;
+    s->halo.build_width = s->species.ntypes > 1 ? 4 : 3;
+    return hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err) ? -1 : 0;
+}

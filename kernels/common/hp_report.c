@@ -34,11 +34,11 @@ void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES])
 
 void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total)
 {
-    fprintf(out, "%-14s %8s %11s %5s %11s %11s %5s %7s %9s\n", "region", "calls", "min [s]", "rank", "avg [s]",
+    fprintf(out, "%-16s %8s %11s %5s %11s %11s %5s %7s %9s\n", "region", "calls", "min [s]", "rank", "avg [s]",
             "max [s]", "rank", "%total", "imbalance");
     for (int k = 0; k < n; k++) {
         const hp_stat *s = &r[k].seconds;
-        fprintf(out, "%-14s %8lld %11.6f %5d %11.6f %11.6f %5d %6.2f%% %8.2f%%\n", r[k].name, r[k].calls, s->min,
+        fprintf(out, "%-16s %8lld %11.6f %5d %11.6f %11.6f %5d %6.2f%% %8.2f%%\n", r[k].name, r[k].calls, s->min,
                 s->min_rank, s->avg, s->max, s->max_rank, total > 0 ? 100.0 * s->avg / total : 0.0,
                 100.0 * hp_imbalance(s));
     }

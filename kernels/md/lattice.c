@@ -6,6 +6,7 @@
  *               --elements Cu,Au is Cu3Au (Test 20: 40^3 cells = 256,000 atoms)
  *   zincblende  3C, 8 sites: type 1 on an fcc lattice, type 2 shifted by (1/4, 1/4, 1/4), so
  *               --elements Si,C is 3C-SiC (Test 10: 35^3 cells = 343,000 atoms)
+ *   diamond     the same 8 sites, all type 1 (Si, Ge, C)
  *
  * Each rank creates only the sites inside its own brick, using the same lo <= x < hi test as
  * migration, so no site is created twice or lost however the box is divided. A site's id depends on
@@ -34,6 +35,16 @@ static const unit_cell cells[] = {
                         {0.75, 0.25, 0.75},
                         {0.25, 0.75, 0.75}},
                        {1, 1, 1, 1, 2, 2, 2, 2}},
+    [MD_DIAMOND] = {8,
+                    {{0, 0, 0},
+                     {0.5, 0.5, 0},
+                     {0.5, 0, 0.5},
+                     {0, 0.5, 0.5},
+                     {0.25, 0.25, 0.25},
+                     {0.75, 0.75, 0.25},
+                     {0.75, 0.25, 0.75},
+                     {0.25, 0.75, 0.75}},
+                    {1, 1, 1, 1, 1, 1, 1, 1}},
 };
 
 int md_lattice_types(md_lattice lattice)

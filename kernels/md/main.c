@@ -15,8 +15,11 @@
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
-static const char *const region_names[] = {"force", "neighbor", "integrate", "halo_exchange",   "migration",
-                                           "reduction", "other", "total", "density", "density_exchange"};
+static const char *const region_names[] = {"force",     "neighbor", "integrate", "halo_exchange",
+                                           "migration", "reduction", "other",    "total"};
+/* the many-body potentials' own two regions, R_DENSITY.. or R_FORCE_REDUCTION.. */
+static const char *const eam_regions[] = {"density", "density_exchange"};
+static const char *const tersoff_regions[] = {"force_reduction", "force_exchange"};
 
 int md_is_thermo_step(const md_params *p, long long step)
 {
@@ -68,7 +71,7 @@ static void print_banner(const md_sim *s, const hp_run *run)
 {
     const hp_decomp *d = &s->decomp;
     printf("%s: %s%s, %lld atoms in a %.6g x %.6g x %.6g box (%s units), %d steps\n", MD_PROGRAM,
-           s->eam ? "" : "Lennard-Jones ", s->p.potential_name, s->natoms, s->box_len[0], s->box_len[1], s->box_len[2],
+           s->p.potential >= MD_EAM_FS ? "" : "Lennard-Jones ", s->p.potential_name, s->natoms, s->box_len[0], s->box_len[1], s->box_len[2],
            s->p.units->name, s->p.steps);
     hp_args_print(stdout, s->args, s->nargs);
     printf("decomposition: %d ranks as %d x %d x %d, %d thread%s per rank, %d node%s (MPI thread level %d of %d "
@@ -94,8 +97,9 @@ static void rebuild(md_sim *s)
     hp_timer_stop(&s->timers, R_NEIGHBOR);
 }
 
-/* Forces, with energy and virial when asked. An embedded-atom potential takes three parts, each its own
- * region: the density pass, the forward exchange of F'(rho) to the ghosts, and the force loop. */
+/* Forces, with energy and virial when asked. The many-body potentials take three parts, each its own region:
+ * eam/fs the density pass, the forward exchange of F'(rho) to the ghosts, and the force loop; tersoff the force
+ * loop into the threads' private copies, their sum, and the reverse exchange of the ghosts' forces. */
 static void compute_forces(md_sim *s, int want_energy)
 {
     hp_timers *t = &s->timers;
@@ -109,6 +113,16 @@ static void compute_forces(md_sim *s, int want_energy)
         hp_timer_start(t, R_FORCE);
         md_eam_force(s, want_energy);
         hp_timer_stop(t, R_FORCE);
+    } else if (s->tersoff) {
+        hp_timer_start(t, R_FORCE);
+        md_tersoff_force(s, want_energy);
+        hp_timer_stop(t, R_FORCE);
+        hp_timer_start(t, R_FORCE_REDUCTION);
+        md_tersoff_reduce(s);
+        hp_timer_stop(t, R_FORCE_REDUCTION);
+        hp_timer_start(t, R_FORCE_EXCHANGE);
+        md_halo_reverse(s, s->atoms.f);
+        hp_timer_stop(t, R_FORCE_EXCHANGE);
     } else {
         hp_timer_start(t, R_FORCE);
         md_force(s, want_energy);
@@ -131,8 +145,9 @@ static double run_loop(md_sim *s)
     const md_params *p = &s->p;
     hp_timers *t = &s->timers;
     hp_timers_init(t, !p->no_timers);
-    const int regions = s->eam ? R_DENSITY_EXCHANGE + 1 : R_TOTAL + 1;
-    for (int k = 0; k < regions; k++) hp_timer_add(t, region_names[k]);
+    for (size_t k = 0; k < sizeof region_names / sizeof *region_names; k++) hp_timer_add(t, region_names[k]);
+    const char *const *own = s->eam ? eam_regions : s->tersoff ? tersoff_regions : NULL;
+    for (int k = 0; own && k < 2; k++) hp_timer_add(t, own[k]);
     s->halo.exchanges = s->halo.messages = 0;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
@@ -198,6 +213,9 @@ static int simulate(md_sim *s, hp_run *run)
     if (s->p.potential == MD_EAM_FS) {
         if (md_eam_load(s, err, sizeof err)) return EXIT_BAD_INPUT;
         s->p.cutoff = md_eam_cutoff(s->eam);
+    } else if (s->p.potential == MD_TERSOFF) {
+        if (md_tersoff_load(s, err, sizeof err)) return EXIT_BAD_INPUT;
+        s->p.cutoff = md_tersoff_cutoff(s->tersoff);
     }
     s->ghost_cut = s->p.cutoff + s->p.skin;
     if (s->p.check_decomposition.n) return md_check_decomposition(s, err, sizeof err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
@@ -249,6 +267,7 @@ int main(int argc, char **argv)
     md_neighbor_free(&s->nl);
     md_atoms_free(&s->atoms);
     md_eam_free(s->eam);
+    md_tersoff_free(s->tersoff);
     free(s->thermo);
     hp_decomp_free(&s->decomp);
     free(s);

@@ -29,8 +29,8 @@
 
 /* The potential chooses the units, as in LAMMPS: lj/cut and lj/sf run in reduced units, the many-body
  * potentials in LAMMPS's `metal` units (Angstrom, eV, ps, g/mol, K, bar). */
-typedef enum { MD_LJ_CUT, MD_LJ_SF, MD_EAM_FS } md_potential;
-typedef enum { MD_FCC, MD_BCC, MD_L12, MD_ZINCBLENDE, MD_LATTICE_AUTO } md_lattice;
+typedef enum { MD_LJ_CUT, MD_LJ_SF, MD_EAM_FS, MD_TERSOFF } md_potential;
+typedef enum { MD_FCC, MD_BCC, MD_L12, MD_ZINCBLENDE, MD_DIAMOND, MD_LATTICE_AUTO } md_lattice;
 
 typedef struct {
     const char *name;
@@ -126,7 +126,9 @@ typedef struct {
     long long lost; /* atoms non-finite or beyond the ghost cut outside their brick: the run is unstable */
 } md_thermo_row;
 
-/* The last two exist for embedded-atom potentials only: the density pass and the forward exchange of its result. */
+/* The last two are the many-body potentials' own: an embedded-atom potential's density pass and the forward
+ * exchange of its result, or Tersoff's sum of the threads' private force copies and the reverse exchange of the
+ * ghosts' forces. */
 typedef enum {
     R_FORCE,
     R_NEIGHBOR,
@@ -137,10 +139,13 @@ typedef enum {
     R_OTHER,
     R_TOTAL,
     R_DENSITY,
-    R_DENSITY_EXCHANGE
+    R_DENSITY_EXCHANGE,
+    R_FORCE_REDUCTION = R_DENSITY,
+    R_FORCE_EXCHANGE = R_DENSITY_EXCHANGE
 } md_region;
 
-typedef struct md_eam md_eam; /* eam.c */
+typedef struct md_eam md_eam;         /* eam.c */
+typedef struct md_tersoff md_tersoff; /* tersoff.c */
 
 typedef struct {
     md_params p;
@@ -153,7 +158,8 @@ typedef struct {
     hp_decomp decomp;
     md_atoms atoms;
     md_species species;
-    md_eam *eam; /* NULL for pair potentials */
+    md_eam *eam;         /* NULL unless eam/fs */
+    md_tersoff *tersoff; /* NULL unless tersoff */
     md_halo halo;
     md_neighbor nl;
     hp_comm comm;
@@ -229,6 +235,12 @@ void md_eam_density(md_sim *s, int want_energy); /* rho, F(rho) and F'(rho) of t
 void md_eam_force(md_sim *s, int want_energy);   /* after the ghosts' F'(rho) arrived */
 double *md_eam_exchanged(md_eam *e);             /* the per-atom values the forward exchange sends */
 void md_eam_free(md_eam *e);
+/* tersoff.c: the .tersoff file (rank 0 reads, all receive; collective), forces on owned and ghost atoms */
+int md_tersoff_load(md_sim *s, char *err, size_t errlen);
+double md_tersoff_cutoff(const md_tersoff *t);
+void md_tersoff_force(md_sim *s, int want_energy); /* each thread into its own copy of the forces */
+void md_tersoff_reduce(md_sim *s);                  /* the copies summed into the atoms' forces */
+void md_tersoff_free(md_tersoff *t);
 /* decompose.c: the box (lattice or data file; collective), the decomposition with a hint when bricks are too
  * thin (collective), and --check-decomposition. 0, or -1 with err. */
 int md_box_read(md_sim *s, md_data *file, char *err, size_t errlen);
@@ -258,6 +270,8 @@ void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, i
 void md_halo_update(md_sim *s);
 /* One double per atom (owned atoms' values) sent to the ghosts along the halo's own routes. */
 void md_halo_forward(md_sim *s, double *values);
+/* The ghosts' forces sent back along the same routes in reverse and added to the atoms they are copies of. */
+void md_halo_reverse(md_sim *s, double *f);
 void md_halo_free(md_halo *h);
 
 /* cells.c: atoms binned and sorted by cell */

@@ -28,9 +28,9 @@ int md_params_table(md_params *p, hp_arg *args)
                    "unit cells per side: N^3 cells of 4 (fcc, l12), 2 (bcc) or 8 (zincblende) atoms"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
         {HP_OPTION("lattice", 0, HP_ARG_CHOICE, &p->lattice_name, "NAME",
-                   "fcc, bcc, l12 (types 1 and 2 as Cu3Au) or zincblende (as 3C-SiC); auto: fcc for lj, "
-                   "else the lattice the potential file gives the first element"),
-         .choices = "auto|fcc|bcc|l12|zincblende"},
+                   "fcc, bcc, l12 (types 1 and 2 as Cu3Au), zincblende (as 3C-SiC) or diamond; auto: fcc for "
+                   "lj, the lattice an eam/fs file gives the first element"),
+         .choices = "auto|fcc|bcc|l12|zincblende|diamond"},
         {HP_OPTION("density", 0, HP_ARG_REAL, &p->density, "RHO", "number density (lj: reduced units)"),
          .min_rule = HP_MIN_EXCLUSIVE},
         {HP_OPTION("lattice-constant", 0, HP_ARG_REAL, &p->lattice_constant, "A",
@@ -39,11 +39,11 @@ int md_params_table(md_params *p, hp_arg *args)
         {HP_OPTION("temp", 0, HP_ARG_REAL, &p->temperature, "T", "initial temperature (metal: K, default 300)"),
          .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("potential", 0, HP_ARG_CHOICE, &p->potential_name, "NAME",
-                   "lj/cut = LAMMPS lj/cut; lj/sf = shifted force, LAMMPS lj/smooth/linear; eam/fs = LAMMPS "
-                   "eam/fs with --potential-file (metal units)"),
-         .choices = "lj/cut|lj/sf|eam/fs"},
+                   "lj/cut = LAMMPS lj/cut; lj/sf = shifted force, LAMMPS lj/smooth/linear; eam/fs and tersoff "
+                   "= LAMMPS's, with --potential-file (metal units)"),
+         .choices = "lj/cut|lj/sf|eam/fs|tersoff"},
         {HP_OPTION("potential-file", 0, HP_ARG_PATH, &p->potential_file, "FILE",
-                   "the potential's parameter file, as LAMMPS reads it (eam/fs: a setfl file)")},
+                   "the potential's parameter file, as LAMMPS reads it (eam/fs: setfl; tersoff: .tersoff)")},
         {HP_OPTION("elements", 0, HP_ARG_LIST, &p->elements, "E1,E2,...",
                    "the potential file's element for atom types 1, 2, ... (LAMMPS: pair_coeff * * FILE E1 E2 ...)")},
         {HP_OPTION("cutoff", 0, HP_ARG_REAL, &p->cutoff, "RC", "interaction cutoff (lj; else the potential file's)"),
@@ -108,8 +108,15 @@ static int refuse(char *err, size_t errlen, const char *what)
 static int validate_metal(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
     p->units = &md_units_metal;
-    if (!p->potential_file) return refuse(err, errlen, "--potential eam/fs needs --potential-file (a setfl file)");
-    if (!p->elements.n) return refuse(err, errlen, "--potential eam/fs needs --elements (one element per atom type)");
+    if (!p->potential_file) {
+        snprintf(err, errlen, "--potential %s needs --potential-file (%s)", p->potential_name,
+                 p->potential == MD_EAM_FS ? "a setfl file" : "a .tersoff file");
+        return -1;
+    }
+    if (!p->elements.n) {
+        snprintf(err, errlen, "--potential %s needs --elements (one element per atom type)", p->potential_name);
+        return -1;
+    }
     if (p->elements.n > MD_MAX_TYPES) return refuse(err, errlen, "--elements: at most 8 atom types");
     if (given(args, nargs, "cutoff")) return refuse(err, errlen, "--cutoff: the cutoff comes from the potential file");
     if (given(args, nargs, "density")) return refuse(err, errlen, "--density is for lj; give --lattice-constant");
@@ -121,7 +128,9 @@ static int validate_metal(md_params *p, const hp_arg *args, int nargs, char *err
         snprintf(err, errlen, "--lattice %s needs --lattice-constant (Angstrom)", p->lattice_name);
         return -1;
     }
-    if (p->plan) return refuse(err, errlen, "--plan covers the lj potentials only (simulating eam/fs is not built yet)");
+    if (!p->read_data && p->potential == MD_TERSOFF && p->lattice == MD_LATTICE_AUTO)
+        return refuse(err, errlen, "--potential tersoff needs --lattice and --lattice-constant, or --read-data");
+    if (p->plan) return refuse(err, errlen, "--plan covers the lj potentials only (simulating many-body runs is not built yet)");
     return 0;
 }
 
@@ -129,7 +138,7 @@ static int validate_lj(md_params *p, const hp_arg *args, int nargs, char *err, s
 {
     p->units = &md_units_lj;
     if (p->potential_file || p->elements.n)
-        return refuse(err, errlen, "--potential-file and --elements are for the many-body potentials (eam/fs)");
+        return refuse(err, errlen, "--potential-file and --elements are for the many-body potentials (eam/fs, tersoff)");
     if (given(args, nargs, "lattice-constant"))
         return refuse(err, errlen, "--lattice-constant is for metal units; lj uses --density");
     if (p->lattice == MD_LATTICE_AUTO) p->lattice = MD_FCC;
@@ -141,19 +150,20 @@ static int validate_lj(md_params *p, const hp_arg *args, int nargs, char *err, s
 static md_lattice lattice_named(const char *name)
 {
     static const char *const names[] = {[MD_FCC] = "fcc", [MD_BCC] = "bcc", [MD_L12] = "l12",
-                                        [MD_ZINCBLENDE] = "zincblende"};
-    for (int k = 0; k < 4; k++)
+                                        [MD_ZINCBLENDE] = "zincblende", [MD_DIAMOND] = "diamond"};
+    for (int k = 0; k < MD_LATTICE_AUTO; k++)
         if (strcmp(names[k], name) == 0) return (md_lattice)k;
     return MD_LATTICE_AUTO; /* auto */
 }
 
 int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
-    p->potential = strcmp(p->potential_name, "eam/fs") == 0  ? MD_EAM_FS
-                   : strcmp(p->potential_name, "lj/sf") == 0 ? MD_LJ_SF
-                                                             : MD_LJ_CUT;
+    p->potential = strcmp(p->potential_name, "eam/fs") == 0    ? MD_EAM_FS
+                   : strcmp(p->potential_name, "tersoff") == 0 ? MD_TERSOFF
+                   : strcmp(p->potential_name, "lj/sf") == 0   ? MD_LJ_SF
+                                                               : MD_LJ_CUT;
     p->lattice = lattice_named(p->lattice_name);
-    if (p->potential == MD_EAM_FS ? validate_metal(p, args, nargs, err, errlen)
+    if (p->potential >= MD_EAM_FS ? validate_metal(p, args, nargs, err, errlen)
                                   : validate_lj(p, args, nargs, err, errlen))
         return -1;
     if (strcmp(p->pair_kernel_name, "auto") == 0) p->pair_kernel_name = md_force_has_avx512() ? "avx512" : "plain";
@@ -187,7 +197,7 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
 const char *const md_usage = "mpirun [MPI options] hybridperf-md [options]";
 const char *const md_summary =
     "Molecular dynamics proxy of Chorley's hybrid MPI+OpenMP MD code (Lennard-Jones) and of DL_POLY's\n"
-    "metal runs (eam/fs, with LAMMPS's setfl files): 3-D domain decomposition, halo exchange in three\n"
+    "metal runs (eam/fs and tersoff, with LAMMPS's files): 3-D domain decomposition, halo exchange in three\n"
     "phases of paired messages, migration, velocity Verlet, global sums, OpenMP in the master-only\n"
     "style. OMP_NUM_THREADS sets threads per rank.\n"
     "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.";

@@ -6,9 +6,8 @@
 #include "md.h"
 
 static const char *const directions[MD_DIRECTIONS] = {"-x", "+x", "-y", "+y", "-z", "+z"};
-/* The embedded-atom potentials' two regions come last, so a Lennard-Jones profile lists only its own. */
-static const char *const computation[] = {"force", "neighbor", "density"};
-static const char *const communication[] = {"halo_exchange", "migration", "reduction", "density_exchange"};
+static const char *const computation[] = {"force", "neighbor"};
+static const char *const communication[] = {"halo_exchange", "migration", "reduction"};
 
 void md_collect_results(md_sim *s, md_results *out)
 {
@@ -160,8 +159,13 @@ static void profile_members(hp_json *j, const void *context)
     else
         hp_json_regions(j, &r->regions[R_TOTAL], 1); /* --no-timers: only the loop time is known */
     hp_json_object_begin(j, "region_groups");
-    hp_json_strings(j, "computation", computation, s->eam ? 3 : 2);
-    hp_json_strings(j, "communication", communication, s->eam ? 4 : 3);
+    /* a many-body potential's own regions join the groups: its computation and its exchange */
+    const char *own_computation = s->eam ? "density" : s->tersoff ? "force_reduction" : NULL;
+    const char *own_exchange = s->eam ? "density_exchange" : s->tersoff ? "force_exchange" : NULL;
+    const char *groups[2][4] = {{computation[0], computation[1], own_computation},
+                                {communication[0], communication[1], communication[2], own_exchange}};
+    hp_json_strings(j, "computation", groups[0], own_computation ? 3 : 2);
+    hp_json_strings(j, "communication", groups[1], own_exchange ? 4 : 3);
     hp_json_object_end(j);
     hp_json_comm(j, r->comm);
     md_json(j, s, r);

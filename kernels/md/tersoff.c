@@ -1,0 +1,390 @@
+/* Tersoff's three-body potential, as LAMMPS's pair style tersoff computes it, from the same .tersoff files.
+ *
+ *   E = 1/2 sum_i sum_j fc(r_ij) [ A exp(-lam1 r_ij) - b_ij B exp(-lam2 r_ij) ],
+ *   b_ij = (1 + (beta zeta_ij)^n)^(-1/2n),
+ *   zeta_ij = sum_k fc(r_ik) g(theta_ijk) exp(lam3^m (r_ij - r_ik)^m),
+ *   g = gamma (1 + c^2/d^2 - c^2 / (d^2 + (h - cos theta)^2))
+ *
+ * Each entry of the file (element i, j, k, then m gamma lam3 c d h n beta lam2 B R D lam1 A, possibly over
+ * several lines) gives the three-body terms of the triplet (i, j, k); the two-body terms of i-j come from the
+ * entry (i, j, j). b_ij switches to LAMMPS's asymptotic forms at the same thresholds, and the exponential of
+ * the three-body term is clamped at the same +-69.0776, so both codes compute the same numbers.
+ *
+ * The parallel structure is DL_POLY's tersoff_forces: the loop over owned atoms i is threaded, and the bond
+ * i-j moves not only i but j and every k around i -- atoms other threads own, and ghosts. As DL_POLY does,
+ * each thread adds into its own private copy of the forces of all atoms, owned and ghost; the copies are then
+ * summed (the "force_reduction" region: the thesis's private-copies overhead, zero on one thread), and the
+ * ghosts' forces are sent back to the ranks that own them by a reverse halo exchange ("force_exchange").
+ * The alternative, owning each bond by the thread of the atom it moves, needs every atom's neighbours'
+ * neighbours (ghosts of ghosts) and computes each bond order up to three times; the private copies cost
+ * memory (threads x atoms x 32 bytes) and one pass over it, which measured cheaper than recomputing. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+
+enum { FIELDS = 17, WORD = 32 };
+static const double HALF_PI = 1.57079632679489661923, QUARTER_PI = 0.78539816339744830962;
+
+typedef struct {
+    double m, gamma, lam3, c, d, h, n, beta, lam2, big_b, big_r, big_d, lam1, big_a;
+    double cutsq, c1, c2, c3, c4; /* c1..c4: where b_ij takes its asymptotic forms */
+    int m_int, present;
+} tersoff_param;
+
+struct md_tersoff {
+    int ntypes;
+    double cut;
+    tersoff_param *param; /* [type i][type j][type k], types from 1 */
+    double *private_f;    /* threads - 1 copies of (atoms x MD_VEC) forces; thread 0 adds into the atoms' own */
+    size_t private_cap;
+    int private_threads, private_atoms;
+};
+
+static tersoff_param *param_of(const md_tersoff *t, int i, int j, int k)
+{
+    const int n = t->ntypes + 1;
+    return &t->param[((size_t)i * n + j) * n + k];
+}
+
+/* --- reading (rank 0) --- */
+
+typedef struct {
+    char word[FIELDS][WORD];
+    long line[FIELDS];
+} entry;
+
+/* The next entry's 17 words, gathered over as many lines as it takes. 1, 0 at the end of the file, -1 on error. */
+static int next_entry(md_reader *r, entry *e)
+{
+    int have = 0;
+    while (have < FIELDS) {
+        char *t = md_next_content(r);
+        if (!t) return have == 0 ? 0 : md_reader_fail(r, "file ends inside an entry (17 fields: 3 elements, 14 numbers)");
+        for (char *w = strtok(t, " \t\r\n"); w; w = strtok(NULL, " \t\r\n")) {
+            if (have == FIELDS) return md_reader_fail(r, "more than 17 fields in an entry");
+            if (strlen(w) >= WORD) return md_reader_fail(r, "field too long");
+            strcpy(e->word[have], w);
+            e->line[have++] = r->number;
+        }
+    }
+    return 1;
+}
+
+static int fail_at(md_reader *r, long line, const char *what)
+{
+    r->number = line;
+    return md_reader_fail(r, what);
+}
+
+/* The entry's numbers and the checks LAMMPS makes of them. */
+static int parse_param(md_reader *r, const entry *e, tersoff_param *p)
+{
+    double v[FIELDS - 3];
+    for (int f = 3; f < FIELDS; f++)
+        if (md_to_real(e->word[f], &v[f - 3])) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "'%.40s' is not a number (field %d of the entry)", e->word[f], f + 1);
+            return fail_at(r, e->line[f], msg);
+        }
+    *p = (tersoff_param){.m = v[0], .gamma = v[1], .lam3 = v[2], .c = v[3], .d = v[4], .h = v[5], .n = v[6],
+                         .beta = v[7], .lam2 = v[8], .big_b = v[9], .big_r = v[10], .big_d = v[11], .lam1 = v[12],
+                         .big_a = v[13], .present = 1};
+    p->m_int = (int)p->m;
+    if (p->c < 0 || p->d < 0 || p->n < 0 || p->beta < 0 || p->lam2 < 0 || p->big_b < 0 || p->big_r < 0 ||
+        p->big_d < 0 || p->big_d > p->big_r || p->lam1 < 0 || p->big_a < 0 || p->gamma < 0 || p->m != p->m_int ||
+        (p->m_int != 1 && p->m_int != 3))
+        return fail_at(r, e->line[0], "illegal Tersoff parameters (m must be 1 or 3, D <= R, the others >= 0)");
+    const double cut = p->big_r + p->big_d;
+    p->cutsq = cut * cut;
+    p->c1 = pow(2.0 * p->n * 1.0e-16, -1.0 / p->n);
+    p->c2 = pow(2.0 * p->n * 1.0e-8, -1.0 / p->n);
+    p->c3 = 1.0 / p->c2;
+    p->c4 = 1.0 / p->c1;
+    return 0;
+}
+
+/* Copies an entry to every type triplet whose elements it names (several types may be one element). */
+static int assign(md_tersoff *t, const hp_list *elements, md_reader *r, const entry *e, const tersoff_param *p)
+{
+    int matched = 0;
+    for (int i = 1; i <= t->ntypes; i++)
+        for (int j = 1; j <= t->ntypes; j++)
+            for (int k = 1; k <= t->ntypes; k++) {
+                if (strcmp(elements->item[i - 1], e->word[0]) || strcmp(elements->item[j - 1], e->word[1]) ||
+                    strcmp(elements->item[k - 1], e->word[2]))
+                    continue;
+                tersoff_param *slot = param_of(t, i, j, k);
+                if (slot->present && !matched) return fail_at(r, e->line[0], "a second entry for these elements");
+                *slot = *p;
+                matched = 1;
+            }
+    return 0;
+}
+
+static int read_file(const char *path, const hp_list *elements, md_tersoff *t, char *err, size_t errlen)
+{
+    md_reader r;
+    if (md_reader_open(&r, path, "potential file", err, errlen)) return -1;
+    entry e;
+    int status;
+    while ((status = next_entry(&r, &e)) == 1) {
+        tersoff_param p;
+        if ((status = parse_param(&r, &e, &p)) || (status = assign(t, elements, &r, &e, &p))) break;
+    }
+    md_reader_close(&r);
+    if (status) return -1;
+    for (int i = 1; i <= t->ntypes; i++)
+        for (int j = 1; j <= t->ntypes; j++)
+            for (int k = 1; k <= t->ntypes; k++)
+                if (!param_of(t, i, j, k)->present) {
+                    snprintf(err, errlen, "%s has no entry for %s %s %s (every triplet of --elements is needed)", path,
+                             elements->item[i - 1], elements->item[j - 1], elements->item[k - 1]);
+                    return -1;
+                }
+    return 0;
+}
+
+int md_tersoff_load(md_sim *s, char *err, size_t errlen)
+{
+    md_tersoff *t = calloc(1, sizeof *t);
+    s->tersoff = t;
+    t->ntypes = s->p.elements.n;
+    const size_t n = (size_t)(t->ntypes + 1) * (t->ntypes + 1) * (t->ntypes + 1);
+    t->param = calloc(n, sizeof *t->param);
+    int ok = s->rank != 0 || read_file(s->p.potential_file, &s->p.elements, t, err, errlen) == 0;
+    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return -1;
+    hp_bcast(&s->comm, t->param, (int)(n * sizeof *t->param), MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (size_t k = 0; k < n; k++)
+        if (t->param[k].present && sqrt(t->param[k].cutsq) > t->cut) t->cut = sqrt(t->param[k].cutsq);
+    return 0;
+}
+
+double md_tersoff_cutoff(const md_tersoff *t) { return t->cut; }
+
+void md_tersoff_free(md_tersoff *t)
+{
+    if (!t) return;
+    free(t->param);
+    free(t->private_f);
+    free(t);
+}
+
+/* --- the functions of the potential --- */
+
+static inline double cutoff_fn(double r, const tersoff_param *p)
+{
+    if (r < p->big_r - p->big_d) return 1.0;
+    if (r > p->big_r + p->big_d) return 0.0;
+    return 0.5 * (1.0 - sin(HALF_PI * (r - p->big_r) / p->big_d));
+}
+
+static inline double cutoff_d(double r, const tersoff_param *p)
+{
+    if (r < p->big_r - p->big_d || r > p->big_r + p->big_d) return 0.0;
+    return -(QUARTER_PI / p->big_d) * cos(HALF_PI * (r - p->big_r) / p->big_d);
+}
+
+static inline double attraction(double r, const tersoff_param *p)
+{
+    if (r > p->big_r + p->big_d) return 0.0;
+    return -p->big_b * exp(-p->lam2 * r) * cutoff_fn(r, p);
+}
+
+static inline double attraction_d(double r, const tersoff_param *p)
+{
+    if (r > p->big_r + p->big_d) return 0.0;
+    return p->big_b * exp(-p->lam2 * r) * (p->lam2 * cutoff_fn(r, p) - cutoff_d(r, p));
+}
+
+static inline double bond_order(double zeta, const tersoff_param *p)
+{
+    const double x = p->beta * zeta;
+    if (x > p->c1) return 1.0 / sqrt(x);
+    if (x > p->c2) return (1.0 - pow(x, -p->n) / (2.0 * p->n)) / sqrt(x);
+    if (x < p->c4) return 1.0;
+    if (x < p->c3) return 1.0 - pow(x, p->n) / (2.0 * p->n);
+    return pow(1.0 + pow(x, p->n), -1.0 / (2.0 * p->n));
+}
+
+static inline double bond_order_d(double zeta, const tersoff_param *p)
+{
+    const double x = p->beta * zeta;
+    if (x > p->c1) return p->beta * -0.5 * pow(x, -1.5);
+    if (x > p->c2) return p->beta * (-0.5 * pow(x, -1.5) * (1.0 - (1.0 + 1.0 / (2.0 * p->n)) * pow(x, -p->n)));
+    if (x < p->c4) return 0.0;
+    if (x < p->c3) return -0.5 * p->beta * pow(x, p->n - 1.0);
+    const double xn = pow(x, p->n);
+    return -0.5 * pow(1.0 + xn, -1.0 - 1.0 / (2.0 * p->n)) * xn / zeta;
+}
+
+static inline double angular(double cos_theta, const tersoff_param *p)
+{
+    const double c2 = p->c * p->c, d2 = p->d * p->d, hc = p->h - cos_theta;
+    return p->gamma * (1.0 + c2 / d2 - c2 / (d2 + hc * hc));
+}
+
+static inline double angular_d(double cos_theta, const tersoff_param *p)
+{
+    const double c2 = p->c * p->c, d2 = p->d * p->d, hc = p->h - cos_theta;
+    const double inv = 1.0 / (d2 + hc * hc);
+    return p->gamma * -2.0 * c2 * hc * inv * inv;
+}
+
+/* exp((lam3 (rij - rik))^m), clamped as LAMMPS clamps it, and its derivative in rij */
+static inline double radial(double rij, double rik, const tersoff_param *p, double *derivative)
+{
+    const double u = p->lam3 * (rij - rik), arg = p->m_int == 3 ? u * u * u : u;
+    const double e = arg > 69.0776 ? 1.0e30 : arg < -69.0776 ? 0.0 : exp(arg);
+    *derivative = p->m_int == 3 ? 3.0 * p->lam3 * p->lam3 * p->lam3 * (rij - rik) * (rij - rik) * e : p->lam3 * e;
+    return e;
+}
+
+static inline double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static inline void add_scaled(double *to, double s, const double v[3])
+{
+    to[0] += s * v[0];
+    to[1] += s * v[1];
+    to[2] += s * v[2];
+}
+
+/* The forces on i, j and k of prefactor * d(zeta term of k in bond i-j); rij, rik: vectors from i. */
+static void zeta_forces(double prefactor, const double rij[3], double lij, const double rik[3], double lik,
+                        const tersoff_param *p, double fi[3], double fj[3], double fk[3])
+{
+    double uij[3], uik[3];
+    for (int d = 0; d < 3; d++) {
+        uij[d] = rij[d] / lij;
+        uik[d] = rik[d] / lik;
+    }
+    const double fc = cutoff_fn(lik, p), dfc = cutoff_d(lik, p);
+    double e_d;
+    const double e = radial(lij, lik, p, &e_d);
+    const double cos_theta = dot(uij, uik), g = angular(cos_theta, p), g_d = angular_d(cos_theta, p);
+    double dcos_j[3], dcos_k[3];
+    for (int d = 0; d < 3; d++) {
+        dcos_j[d] = (uik[d] - cos_theta * uij[d]) / lij;
+        dcos_k[d] = (uij[d] - cos_theta * uik[d]) / lik;
+    }
+    for (int d = 0; d < 3; d++) {
+        fj[d] = prefactor * (fc * g_d * e * dcos_j[d] + fc * g * e_d * uij[d]);
+        fk[d] = prefactor * (dfc * g * e * uik[d] + fc * g_d * e * dcos_k[d] - fc * g * e_d * uik[d]);
+        fi[d] = -fj[d] - fk[d];
+    }
+}
+
+/* --- the force loop --- */
+
+static double *private_forces(md_tersoff *t, int threads, int atoms)
+{
+    const size_t need = (size_t)(threads - 1) * atoms * MD_VEC;
+    if (need > t->private_cap) {
+        free(t->private_f);
+        t->private_f = malloc(need * sizeof(double));
+        t->private_cap = need;
+    }
+    t->private_threads = threads;
+    t->private_atoms = atoms;
+    return t->private_f;
+}
+
+typedef struct {
+    double energy, virial;
+} bond_sums;
+
+/* Every bond i-j of owned atom i: the pair repulsion (half of it: j's list holds the other half), the
+ * attraction with i's bond order, and its three-body forces on j and the k around i, added into f. */
+static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *restrict f, int want_energy,
+                       bond_sums *sums)
+{
+    const double *x = s->atoms.x;
+    const int *type = s->atoms.type, *list = s->nl.neigh + (size_t)i * s->nl.list_stride, count = s->nl.numneigh[i];
+    const int ti = type[i];
+    const double *xi = x + MD_VEC * (size_t)i;
+    for (int a = 0; a < count; a++) {
+        const int j = list[a], tj = type[j];
+        const tersoff_param *pij = param_of(t, ti, tj, tj);
+        const double rij[3] = {x[MD_VEC * j] - xi[0], x[MD_VEC * j + 1] - xi[1], x[MD_VEC * j + 2] - xi[2]};
+        const double rsq = dot(rij, rij);
+        if (rsq >= pij->cutsq) continue;
+        const double lij = sqrt(rsq);
+        /* repulsion: V = fc A exp(-lam1 r), half per visit */
+        const double rep = pij->big_a * exp(-pij->lam1 * lij), fc = cutoff_fn(lij, pij);
+        double fpair = 0.5 * rep * (cutoff_d(lij, pij) - fc * pij->lam1) / lij; /* along rij, on i */
+        double zeta = 0.0;
+        for (int b = 0; b < count; b++) {
+            if (b == a) continue;
+            const int k = list[b];
+            const tersoff_param *pijk = param_of(t, ti, tj, type[k]);
+            const double rik[3] = {x[MD_VEC * k] - xi[0], x[MD_VEC * k + 1] - xi[1], x[MD_VEC * k + 2] - xi[2]};
+            const double rsq_k = dot(rik, rik);
+            if (rsq_k >= pijk->cutsq) continue;
+            const double lik = sqrt(rsq_k), cos_theta = dot(rij, rik) / (lij * lik);
+            double unused;
+            zeta += cutoff_fn(lik, pijk) * angular(cos_theta, pijk) * radial(lij, lik, pijk, &unused);
+        }
+        const double bij = bond_order(zeta, pij);
+        fpair += 0.5 * bij * attraction_d(lij, pij) / lij;
+        const double prefactor = -0.5 * attraction(lij, pij) * bond_order_d(zeta, pij);
+        add_scaled(f + MD_VEC * (size_t)i, fpair, rij);
+        add_scaled(f + MD_VEC * (size_t)j, -fpair, rij);
+        if (want_energy) {
+            sums->energy += 0.5 * fc * rep + 0.5 * bij * attraction(lij, pij);
+            sums->virial -= rsq * fpair;
+        }
+        for (int b = 0; b < count; b++) {
+            if (b == a) continue;
+            const int k = list[b];
+            const tersoff_param *pijk = param_of(t, ti, tj, type[k]);
+            const double rik[3] = {x[MD_VEC * k] - xi[0], x[MD_VEC * k + 1] - xi[1], x[MD_VEC * k + 2] - xi[2]};
+            const double rsq_k = dot(rik, rik);
+            if (rsq_k >= pijk->cutsq) continue;
+            double fi[3], fj[3], fk[3];
+            zeta_forces(prefactor, rij, lij, rik, sqrt(rsq_k), pijk, fi, fj, fk);
+            add_scaled(f + MD_VEC * (size_t)i, 1.0, fi);
+            add_scaled(f + MD_VEC * (size_t)j, 1.0, fj);
+            add_scaled(f + MD_VEC * (size_t)k, 1.0, fk);
+            if (want_energy) sums->virial += dot(rij, fj) + dot(rik, fk);
+        }
+    }
+}
+
+void md_tersoff_force(md_sim *s, int want_energy)
+{
+    md_tersoff *t = s->tersoff;
+    md_atoms *a = &s->atoms;
+    const int atoms = a->nlocal + a->nghost, threads = omp_get_max_threads();
+    double *copies = private_forces(t, threads, atoms);
+    double energy = 0.0, virial = 0.0;
+#pragma omp parallel reduction(+ : energy, virial)
+    {
+        const int me = omp_get_thread_num();
+        double *f = me == 0 ? a->f : copies + (size_t)(me - 1) * atoms * MD_VEC;
+        memset(f, 0, (size_t)atoms * MD_VEC * sizeof(double));
+        bond_sums sums = {0.0, 0.0};
+#pragma omp barrier /* thread 0's zeroing of the atoms' forces is complete before anyone reads them */
+#pragma omp for schedule(static)
+        for (int i = 0; i < a->nlocal; i++) atom_bonds(s, t, i, f, want_energy, &sums);
+        energy += sums.energy;
+        virial += sums.virial;
+    }
+    if (want_energy) {
+        s->epot = energy;
+        s->virial = virial;
+    }
+}
+
+void md_tersoff_reduce(md_sim *s)
+{
+    const md_tersoff *t = s->tersoff;
+    const long n = (long)t->private_atoms * MD_VEC;
+    double *restrict f = s->atoms.f;
+    for (int c = 0; c < t->private_threads - 1; c++) {
+        const double *restrict copy = t->private_f + (size_t)c * n;
+#pragma omp parallel for simd schedule(static)
+        for (long k = 0; k < n; k++) f[k] += copy[k];
+    }
+}

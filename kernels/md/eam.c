@@ -40,6 +40,8 @@ struct md_eam {
     int element[MD_MAX_TYPES + 1]; /* of each atom type */
     double *rho, *fp;              /* per atom: density and F'(rho); fp of the ghosts from the exchange */
     int capacity;
+    int *near, *nnear; /* per owned atom, the neighbours within the cutoff (the list reaches cutoff + skin) */
+    size_t near_cap;
     double embedding; /* sum of F(rho) over the owned atoms, from the last density pass with energy */
 };
 
@@ -263,6 +265,8 @@ void md_eam_free(md_eam *e)
     free(e->z2r);
     free(e->rho);
     free(e->fp);
+    free(e->near);
+    free(e->nnear);
     free(e);
 }
 
@@ -292,6 +296,14 @@ void md_eam_density(md_sim *s, int want_energy)
         e->rho = malloc((size_t)a->capacity * sizeof(double));
         e->fp = malloc((size_t)a->capacity * sizeof(double));
         e->capacity = a->capacity;
+        free(e->nnear);
+        e->nnear = malloc((size_t)a->capacity * sizeof(int));
+    }
+    const size_t stride = (size_t)s->nl.list_stride;
+    if (e->near_cap < (size_t)a->nlocal * stride) {
+        free(e->near);
+        e->near_cap = (size_t)a->capacity * stride;
+        e->near = malloc(e->near_cap * sizeof(int));
     }
     const double *restrict x = a->x;
     const int *restrict type = a->type, *restrict numneigh = s->nl.numneigh;
@@ -302,16 +314,19 @@ void md_eam_density(md_sim *s, int want_energy)
         const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
         const int at = e->element[type[i]];
         const double *xi = x + MD_VEC * (size_t)i;
+        int *near = e->near + (size_t)i * stride, n = 0;
         double rho = 0.0;
         for (int k = 0; k < numneigh[i]; k++) {
             const int j = list[k];
             const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
             const double rsq = dx * dx + dy * dy + dz * dz;
             if (rsq >= cutsq) continue;
+            near[n++] = j;
             double p;
             const double *c = piece(rhor_of(e, e->element[type[j]], at), sqrt(rsq), rdr, e->nr - 1, &p);
             rho += value(c, p);
         }
+        e->nnear[i] = n;
         double p;
         const double *c = piece(frho_of(e, at), rho, rdrho, e->nrho - 1, &p);
         e->rho[i] = rho;
@@ -327,27 +342,27 @@ void md_eam_force(md_sim *s, int want_energy)
     md_atoms *a = &s->atoms;
     const double *restrict x = a->x, *restrict fp = e->fp;
     double *restrict f = a->f;
-    const int *restrict type = a->type, *restrict numneigh = s->nl.numneigh;
-    const double cutsq = e->cut * e->cut, rdr = 1.0 / e->dr;
+    const int *restrict type = a->type, *restrict nnear = e->nnear;
+    const double rdr = 1.0 / e->dr;
     double pair = 0.0, virial = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : pair, virial)
     for (int i = 0; i < a->nlocal; i++) {
-        const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
+        const int *near = e->near + (size_t)i * s->nl.list_stride; /* within the cutoff: the density pass's */
         const int ei = e->element[type[i]];
         const double *xi = x + MD_VEC * (size_t)i;
         double fx = 0.0, fy = 0.0, fz = 0.0, energy = 0.0, w = 0.0;
-        for (int k = 0; k < numneigh[i]; k++) {
-            const int j = list[k], ej = e->element[type[j]];
+        for (int k = 0; k < nnear[i]; k++) {
+            const int j = near[k], ej = e->element[type[j]];
             const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
             const double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq >= cutsq) continue;
             const double r = sqrt(rsq), recip = 1.0 / r;
             double p;
             const double *to_j = piece(rhor_of(e, ei, ej), r, rdr, e->nr - 1, &p); /* the density i gives j */
             const double *to_i = rhor_of(e, ej, ei) + (to_j - rhor_of(e, ei, ej));
             const double *z2 = z2r_of(e, ei, ej) + (to_j - rhor_of(e, ei, ej));
             const double phi = value(z2, p) * recip, phip = slope(z2, p) * recip - phi * recip;
-            const double psip = fp[i] * slope(to_i, p) + fp[j] * slope(to_j, p) + phip;
+            const double gives = slope(to_j, p), gets = ei == ej ? gives : slope(to_i, p); /* one table: same */
+            const double psip = fp[i] * gets + fp[j] * gives + phip;
             const double fpair = -psip * recip;
             fx += dx * fpair;
             fy += dy * fpair;

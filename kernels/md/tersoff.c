@@ -236,6 +236,10 @@ static inline double angular_d(double cos_theta, const tersoff_param *p)
 /* exp((lam3 (rij - rik))^m), clamped as LAMMPS clamps it, and its derivative in rij */
 static inline double radial(double rij, double rik, const tersoff_param *p, double *derivative)
 {
+    if (p->lam3 == 0.0) { /* most published sets: exp(0), without calling exp */
+        *derivative = 0.0;
+        return 1.0;
+    }
     const double u = p->lam3 * (rij - rik), arg = p->m_int == 3 ? u * u * u : u;
     const double e = arg > 69.0776 ? 1.0e30 : arg < -69.0776 ? 0.0 : exp(arg);
     *derivative = p->m_int == 3 ? 3.0 * p->lam3 * p->lam3 * p->lam3 * (rij - rik) * (rij - rik) * e : p->lam3 * e;
@@ -296,33 +300,41 @@ typedef struct {
 } bond_sums;
 
 /* Every bond i-j of owned atom i: the pair repulsion (half of it: j's list holds the other half), the
- * attraction with i's bond order, and its three-body forces on j and the k around i, added into f. */
+ * attraction with i's bond order, and its three-body forces on j and the k around i, added into f.
+ * The neighbour list reaches cutoff + skin, where a covalent solid has several times more atoms than within
+ * the cutoff, so the neighbours inside the largest cutoff are first copied, with their vectors from i, into a
+ * short list that the j and k loops then run over (LAMMPS keeps the same short list). */
 static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *restrict f, int want_energy,
                        bond_sums *sums)
 {
     const double *x = s->atoms.x;
     const int *type = s->atoms.type, *list = s->nl.neigh + (size_t)i * s->nl.list_stride, count = s->nl.numneigh[i];
     const int ti = type[i];
-    const double *xi = x + MD_VEC * (size_t)i;
+    const double *xi = x + MD_VEC * (size_t)i, cutsq = t->cut * t->cut;
+    int near[count > 0 ? count : 1], n = 0;
+    double r[count > 0 ? count : 1][3], rsq[count > 0 ? count : 1];
     for (int a = 0; a < count; a++) {
-        const int j = list[a], tj = type[j];
+        const int j = list[a];
+        const double d[3] = {x[MD_VEC * j] - xi[0], x[MD_VEC * j + 1] - xi[1], x[MD_VEC * j + 2] - xi[2]};
+        const double dd = dot(d, d);
+        if (dd >= cutsq) continue;
+        near[n] = j;
+        rsq[n] = dd;
+        memcpy(r[n++], d, sizeof d);
+    }
+    for (int a = 0; a < n; a++) {
+        const int j = near[a], tj = type[j];
         const tersoff_param *pij = param_of(t, ti, tj, tj);
-        const double rij[3] = {x[MD_VEC * j] - xi[0], x[MD_VEC * j + 1] - xi[1], x[MD_VEC * j + 2] - xi[2]};
-        const double rsq = dot(rij, rij);
-        if (rsq >= pij->cutsq) continue;
-        const double lij = sqrt(rsq);
+        if (rsq[a] >= pij->cutsq) continue;
+        const double *rij = r[a], lij = sqrt(rsq[a]);
         /* repulsion: V = fc A exp(-lam1 r), half per visit */
         const double rep = pij->big_a * exp(-pij->lam1 * lij), fc = cutoff_fn(lij, pij);
         double fpair = 0.5 * rep * (cutoff_d(lij, pij) - fc * pij->lam1) / lij; /* along rij, on i */
         double zeta = 0.0;
-        for (int b = 0; b < count; b++) {
-            if (b == a) continue;
-            const int k = list[b];
-            const tersoff_param *pijk = param_of(t, ti, tj, type[k]);
-            const double rik[3] = {x[MD_VEC * k] - xi[0], x[MD_VEC * k + 1] - xi[1], x[MD_VEC * k + 2] - xi[2]};
-            const double rsq_k = dot(rik, rik);
-            if (rsq_k >= pijk->cutsq) continue;
-            const double lik = sqrt(rsq_k), cos_theta = dot(rij, rik) / (lij * lik);
+        for (int b = 0; b < n; b++) {
+            const tersoff_param *pijk = param_of(t, ti, tj, type[near[b]]);
+            if (b == a || rsq[b] >= pijk->cutsq) continue;
+            const double lik = sqrt(rsq[b]), cos_theta = dot(rij, r[b]) / (lij * lik);
             double unused;
             zeta += cutoff_fn(lik, pijk) * angular(cos_theta, pijk) * radial(lij, lik, pijk, &unused);
         }
@@ -333,21 +345,18 @@ static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *rest
         add_scaled(f + MD_VEC * (size_t)j, -fpair, rij);
         if (want_energy) {
             sums->energy += 0.5 * fc * rep + 0.5 * bij * attraction(lij, pij);
-            sums->virial -= rsq * fpair;
+            sums->virial -= rsq[a] * fpair;
         }
-        for (int b = 0; b < count; b++) {
-            if (b == a) continue;
-            const int k = list[b];
+        for (int b = 0; b < n; b++) {
+            const int k = near[b];
             const tersoff_param *pijk = param_of(t, ti, tj, type[k]);
-            const double rik[3] = {x[MD_VEC * k] - xi[0], x[MD_VEC * k + 1] - xi[1], x[MD_VEC * k + 2] - xi[2]};
-            const double rsq_k = dot(rik, rik);
-            if (rsq_k >= pijk->cutsq) continue;
+            if (b == a || rsq[b] >= pijk->cutsq) continue;
             double fi[3], fj[3], fk[3];
-            zeta_forces(prefactor, rij, lij, rik, sqrt(rsq_k), pijk, fi, fj, fk);
+            zeta_forces(prefactor, rij, lij, r[b], sqrt(rsq[b]), pijk, fi, fj, fk);
             add_scaled(f + MD_VEC * (size_t)i, 1.0, fi);
             add_scaled(f + MD_VEC * (size_t)j, 1.0, fj);
             add_scaled(f + MD_VEC * (size_t)k, 1.0, fk);
-            if (want_energy) sums->virial += dot(rij, fj) + dot(rik, fk);
+            if (want_energy) sums->virial += dot(rij, fj) + dot(r[b], fk);
         }
     }
 }

@@ -112,9 +112,10 @@ def run_ours(cores: int, size: int, ranks: int, threads: int, work: Path) -> flo
     return profile.figure(outcome.profile, "ns_per_atom_step")
 
 
-def run_lammps(peer: Peer, cores: int, size: int, ranks: int, threads: int, work: Path) -> float:
-    script = work / "in.lj"
-    script.write_text(LAMMPS_INPUT.format(n=size, steps=STEPS))
+def run_lammps(peer: Peer, cores: int, text: str, ranks: int, threads: int, work: Path) -> float:
+    """The peer's ns per atom-step on the input `text`, launched by hybridperf's own launcher."""
+    script = work / "in.lammps"
+    script.write_text(text)
     launch = build_launch(Configuration(1, ranks, threads, cores), peer.flavor,  # type: ignore[arg-type]
                           [peer.lmp, "-nocite", "-in", str(script), "-log", "none", *peer.args(threads)],
                           as_root=os.geteuid() == 0, launcher=peer.launcher)
@@ -147,14 +148,19 @@ def instructions(binary: Path, extra: list[str]) -> int:
     return int(re.search(r"Collected : (\d+)", proc.stderr)[1])
 
 
-def peak_memory_per_atom(size: int) -> float:
-    """Bytes of peak resident memory per atom of a short single-rank run (no launcher in between), read by a
-    fresh Python process whose one child is the run: the bench's own children (LAMMPS) do not count."""
+def peak_memory(args: list[str], atoms: int) -> float:
+    """Bytes of peak resident memory per atom of a short single-rank run of hybridperf-md with `args` (no launcher
+    in between), read by a fresh Python process whose one child is the run: the bench's own children (LAMMPS) do
+    not count."""
     probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, capture_output=True); "
              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", probe, str(kernels.kernel_path("md")), "-s", str(size), "--steps", "20"],
+    out = subprocess.run([sys.executable, "-c", probe, str(kernels.kernel_path("md")), *args, "--steps", "20"],
                          env={**os.environ, "OMP_NUM_THREADS": "1"}, check=True, capture_output=True, text=True)
-    return int(out.stdout) * 1024 / (4 * size**3)
+    return int(out.stdout) * 1024 / atoms
+
+
+def peak_memory_per_atom(size: int) -> float:
+    return peak_memory(["-s", str(size)], 4 * size**3)
 
 
 def version(peer: Peer) -> str:
@@ -222,7 +228,8 @@ def main() -> None:
                 for peer in peers:
                     if (ranks, threads) in peer.splits:
                         cases[f"peer {size} {ranks}x{threads} | {peer.name}"] = (
-                            lambda p=peer, s=size, r=ranks, t=threads: run_lammps(p, cores, s, r, t, work))
+                            lambda p=peer, s=size, r=ranks, t=threads: run_lammps(
+                                p, cores, LAMMPS_INPUT.format(n=s, steps=STEPS), r, t, work))
         for _, order in run.rounds(list(cases)):
             for name in order:
                 run.add(name, cases[name]())

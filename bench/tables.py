@@ -26,6 +26,8 @@ from hybridperf.analysis.verdicts import tally
 # bench module -> (title, the command that makes a run file)
 BENCHES = {
     "md_vs_lammps": ("hybridperf-md against LAMMPS at its fastest", "make bench"),
+    "manybody_vs_lammps": ("hybridperf-md's many-body potentials against LAMMPS",
+                           ".venv/bin/python bench/manybody_vs_lammps.py"),
     "clomp_vs_clomp12": ("hybridperf-clomp against CLOMP 1.2",
                          "CLOMP_REF=/tmp/ref-clomp/clomp .venv/bin/python bench/clomp_vs_clomp12.py"),
     "ompbench_vs_epcc": ("hybridperf-ompbench against EPCC v4",

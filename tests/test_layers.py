@@ -15,6 +15,7 @@ ALLOWED = {
     "profile": set(),
     "cluster": set(),
     "files": set(),
+    "potentials": set(),
     "analysis": {"shapes", "profile"},
     "models": {"analysis", "shapes", "profile", "cluster"},
     "report": {"analysis", "models", "shapes", "profile", "files"},
@@ -23,7 +24,7 @@ ALLOWED = {
     "study": {"launch", "store", "analysis", "shapes", "profile", "files"},
     "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
     "cli": {"simulate", "study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster",
-            "files"},
+            "files", "potentials"},
 }
 
 

@@ -17,7 +17,7 @@ CASES = [
     (["--steps", "-1"], "--steps must be >= 0, got -1"),
     (["--dt", "0"], "--dt must be > 0, got 0"),
     (["--density", "abc"], "--density needs a number, got 'abc'"),
-    (["--potential", "morse"], "--potential must be one of lj/cut|lj/sf|eam/fs, got 'morse'"),
+    (["--potential", "morse"], "--potential must be one of lj/cut|lj/sf|eam/fs|tersoff, got 'morse'"),
     (["--grid", "2", "2", "1"], "--grid 2 2 1 needs 4 ranks, got 1"),
     (["-s", "1"], "thinner than cutoff + skin"),
     (["--read-data", "/nonexistent/x.data"], "cannot read data file /nonexistent/x.data"),

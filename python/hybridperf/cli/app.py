@@ -17,7 +17,8 @@ from rich.table import Table
 
 from hybridperf import __version__
 from hybridperf.analysis import affinity, compare
-from hybridperf.cli import cluster as cli_cluster, model as cli_model, simulate as cli_simulate, study as cli_study
+from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potential as cli_potential,
+                            simulate as cli_simulate, study as cli_study)
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
 from hybridperf.launch import kernels, machine
 from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
@@ -206,6 +207,7 @@ app.command(name="efficiency")(cli_study.efficiency)
 app.add_typer(cli_study.results_app, name="results")
 app.add_typer(cli_model.model_app, name="model")
 app.add_typer(cli_cluster.cluster_app, name="cluster")
+app.add_typer(cli_potential.potential_app, name="potential")
 app.command(name="simulate")(cli_simulate.simulate)
 
 

@@ -67,3 +67,11 @@ werror=OFF
 [ "${CI:-}" = true ] && werror=ON   # warnings are errors in CI
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DHYBRIDPERF_WERROR=$werror >/dev/null
 cmake --build build -j "$(nproc)"
+
+# DL_POLY's Test 20 (studies/dlpoly-tests.yaml) runs the Gupta potential as an eam/fs table hybridperf writes
+# (docs/potentials.md): made here once, like the build, so the shipped study runs as written.
+gupta=results/potentials/CuAu.gupta.eam.fs
+if [ ! -s "$gupta" ] || [ -n "$(find data/potentials python/hybridperf/potentials -newer "$gupta" -print -quit)" ]; then
+  say "writing $gupta"
+  .venv/bin/hybridperf potential write gupta --elements Cu,Au --out "$gupta" >/dev/null
+fi

@@ -140,12 +140,23 @@ typedef struct {
 
 static size_t pairs_of(int n) { return (size_t)n * (n + 1) / 2; }
 
+/* Zeroed memory for a table, or exit: a file may ask for more than the machine has. */
+static double *table(size_t count)
+{
+    double *p = calloc(count, sizeof(double));
+    if (!p) {
+        fprintf(stderr, "%s: error: out of memory for the potential's tables (%zu doubles)\n", MD_PROGRAM, count);
+        exit(1);
+    }
+    return p;
+}
+
 static void raw_alloc(raw_tables *raw, const md_eam *e)
 {
     const size_t nel = (size_t)e->nelements;
-    raw->frho = calloc(nel * (e->nrho + 1), sizeof(double));
-    raw->rhor = calloc(nel * nel * (e->nr + 1), sizeof(double));
-    raw->z2r = calloc(pairs_of(e->nelements) * (e->nr + 1), sizeof(double));
+    raw->frho = table(nel * (e->nrho + 1));
+    raw->rhor = table(nel * nel * (e->nr + 1));
+    raw->z2r = table(pairs_of(e->nelements) * (e->nr + 1));
 }
 
 static int read_setfl(const char *path, md_eam *e, raw_tables *raw, char *err, size_t errlen)
@@ -183,9 +194,9 @@ static void broadcast(md_sim *s, md_eam *e, raw_tables *raw)
 static void build_splines(md_eam *e, const raw_tables *raw)
 {
     const size_t nel = (size_t)e->nelements, rho_knots = (size_t)e->nrho + 1, r_knots = (size_t)e->nr + 1;
-    e->frho = calloc(nel * rho_knots * COEFFS, sizeof(double));
-    e->rhor = calloc(nel * nel * r_knots * COEFFS, sizeof(double));
-    e->z2r = calloc(pairs_of(e->nelements) * r_knots * COEFFS, sizeof(double));
+    e->frho = table(nel * rho_knots * COEFFS);
+    e->rhor = table(nel * nel * r_knots * COEFFS);
+    e->z2r = table(pairs_of(e->nelements) * r_knots * COEFFS);
     for (size_t k = 0; k < nel; k++) interpolate(e->nrho, e->drho, raw->frho + k * rho_knots, frho_of(e, (int)k));
     for (size_t k = 0; k < nel * nel; k++)
         interpolate(e->nr, e->dr, raw->rhor + k * r_knots, e->rhor + k * r_knots * COEFFS);
@@ -230,6 +241,11 @@ static int lattice_defaults(const md_eam *e, md_params *p, char *err, size_t err
         return -1;
     }
     p->lattice_name = p->lattice == MD_FCC ? "fcc" : "bcc";
+    if (p->lattice_constant == 0.0 && e->a0[k] <= 0.0) {
+        snprintf(err, errlen, "%s gives %s no lattice constant: give --lattice-constant", p->potential_file,
+                 e->name[k]);
+        return -1;
+    }
     if (p->lattice_constant == 0.0) p->lattice_constant = e->a0[k];
     return 0;
 }

@@ -124,6 +124,16 @@ static int assign(md_tersoff *t, const hp_list *elements, md_reader *r, const en
     return 0;
 }
 
+static int names_used(const hp_list *elements, const entry *e)
+{
+    for (int f = 0; f < 3; f++) {
+        int found = 0;
+        for (int k = 0; k < elements->n; k++) found |= strcmp(elements->item[k], e->word[f]) == 0;
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 static int read_file(const char *path, const hp_list *elements, md_tersoff *t, char *err, size_t errlen)
 {
     md_reader r;
@@ -131,6 +141,7 @@ static int read_file(const char *path, const hp_list *elements, md_tersoff *t, c
     entry e;
     int status;
     while ((status = next_entry(&r, &e)) == 1) {
+        if (!names_used(elements, &e)) continue; /* as LAMMPS: entries of other elements are not read */
         tersoff_param p;
         if ((status = parse_param(&r, &e, &p)) || (status = assign(t, elements, &r, &e, &p))) break;
     }
@@ -374,6 +385,8 @@ void md_tersoff_force(md_sim *s, int want_energy)
         double *f = me == 0 ? a->f : copies + (size_t)(me - 1) * atoms * MD_VEC;
         memset(f, 0, (size_t)atoms * MD_VEC * sizeof(double));
         bond_sums sums = {0.0, 0.0};
+#pragma omp single nowait
+        t->private_threads = omp_get_num_threads(); /* the team may be smaller than the maximum: sum only its copies */
 #pragma omp barrier /* thread 0's zeroing of the atoms' forces is complete before anyone reads them */
 #pragma omp for schedule(static)
         for (int i = 0; i < a->nlocal; i++) atom_bonds(s, t, i, f, want_energy, &sums);

@@ -2,42 +2,42 @@
  * and moveb (half kick after them). Both are loops over owned atoms, threaded with a static split.
  * Vectors are stored MD_VEC doubles per atom with zero padding; with one atom type every atom has the
  * same dt / 2m, so the loops run over the flat arrays and vectorise without strides. With several
- * types the factor is looked up per atom. */
+ * types the factor is looked up per atom. The half kick and the drift share one pass over memory. */
 #include "md.h"
 
-/* dt / 2m in the units' force-to-velocity conversion, of type t */
-static double half_kick(const md_sim *s, int t) { return 0.5 * s->p.dt * s->p.units->ftm2v / s->species.mass[t]; }
+/* dt / 2m of each type, in the units' force-to-velocity conversion (LAMMPS's dtf / mass) */
+static void half_kicks(const md_sim *s, double dtf[MD_MAX_TYPES + 1])
+{
+    for (int t = 1; t <= s->species.ntypes; t++) dtf[t] = 0.5 * s->p.dt * s->p.units->ftm2v / s->species.mass[t];
+}
 
-static void kick(md_sim *s)
+/* v += dt/2m f, then x += dt v when drift */
+static void advance(md_sim *s, int drift)
 {
     md_atoms *a = &s->atoms;
-    double *restrict v = a->v;
+    double *restrict x = a->x, *restrict v = a->v, dtf[MD_MAX_TYPES + 1];
     const double *restrict f = a->f;
+    const double dt = s->p.dt;
+    half_kicks(s, dtf);
     if (s->species.ntypes == 1) {
-        const double dtf = half_kick(s, 1);
+        const double h = dtf[1];
         const long n = (long)MD_VEC * a->nlocal;
 #pragma omp parallel for simd schedule(static)
-        for (long k = 0; k < n; k++) v[k] += dtf * f[k];
+        for (long k = 0; k < n; k++) {
+            v[k] += h * f[k];
+            if (drift) x[k] += dt * v[k]; /* loop-invariant: -O3 unswitches it */
+        }
         return;
     }
-    double dtf[MD_MAX_TYPES + 1];
-    for (int t = 1; t <= s->species.ntypes; t++) dtf[t] = half_kick(s, t);
     const int *restrict type = a->type;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < a->nlocal; i++)
-        for (int d = 0; d < MD_VEC; d++) v[MD_VEC * i + d] += dtf[type[i]] * f[MD_VEC * i + d];
+        for (int d = 0; d < MD_VEC; d++) {
+            v[MD_VEC * i + d] += dtf[type[i]] * f[MD_VEC * i + d];
+            if (drift) x[MD_VEC * i + d] += dt * v[MD_VEC * i + d];
+        }
 }
 
-void md_initial_integrate(md_sim *s)
-{
-    kick(s);
-    md_atoms *a = &s->atoms;
-    const double dt = s->p.dt;
-    const long n = (long)MD_VEC * a->nlocal;
-    double *restrict x = a->x;
-    const double *restrict v = a->v;
-#pragma omp parallel for simd schedule(static)
-    for (long k = 0; k < n; k++) x[k] += dt * v[k];
-}
+void md_initial_integrate(md_sim *s) { advance(s, 1); }
 
-void md_final_integrate(md_sim *s) { kick(s); }
+void md_final_integrate(md_sim *s) { advance(s, 0); }

@@ -38,7 +38,7 @@ struct md_eam {
     double *rhor; /* [element of the neighbour][element of the atom][nr + 1][COEFFS] */
     double *z2r;  /* [pair of elements, lower triangle][nr + 1][COEFFS] */
     int element[MD_MAX_TYPES + 1]; /* of each atom type */
-    double *rho, *fp;              /* per atom: density and F'(rho); fp of the ghosts from the exchange */
+    double *fp;                    /* per atom: F'(rho); the ghosts' from the exchange */
     int capacity;
     int *near, *nnear; /* per owned atom, the neighbours within the cutoff (the list reaches cutoff + skin) */
     size_t near_cap;
@@ -279,7 +279,6 @@ void md_eam_free(md_eam *e)
     free(e->frho);
     free(e->rhor);
     free(e->z2r);
-    free(e->rho);
     free(e->fp);
     free(e->near);
     free(e->nnear);
@@ -307,9 +306,7 @@ void md_eam_density(md_sim *s, int want_energy)
     md_eam *e = s->eam;
     const md_atoms *a = &s->atoms;
     if (e->capacity < a->capacity) {
-        free(e->rho);
         free(e->fp);
-        e->rho = malloc((size_t)a->capacity * sizeof(double));
         e->fp = malloc((size_t)a->capacity * sizeof(double));
         e->capacity = a->capacity;
         free(e->nnear);
@@ -345,7 +342,6 @@ void md_eam_density(md_sim *s, int want_energy)
         e->nnear[i] = n;
         double p;
         const double *c = piece(frho_of(e, at), rho, rdrho, e->nrho - 1, &p);
-        e->rho[i] = rho;
         e->fp[i] = slope(c, p);
         if (want_energy) embedding += value(c, p) + (rho > e->rhomax ? e->fp[i] * (rho - e->rhomax) : 0.0);
     }

@@ -116,18 +116,22 @@ def test_the_same_run_on_any_split_into_ranks_and_threads(run_md, start, system)
 @needs_files
 def test_density_exchange_is_a_second_halo_exchange_counted_exactly(run_md):
     """No rebuild inside the loop (--neigh-every beyond --steps): every step sends 6 position messages (3 doubles per
-    ghost) and 6 F'(rho) messages (1 double per ghost); each rank receives each of its ghosts once per exchange."""
+    ghost), 6 partial densities home (1 double per ghost), 6 F'(rho) messages out (1 double per ghost) and 6 forces
+    home (3 doubles per ghost); each rank receives each of its ghosts once per exchange. The density region is
+    entered twice a step (the pass, then F(rho) once the ghosts' shares are home), as its exchange is."""
     steps = 10
-    run = run_md(2, 1, [*potential("Fe"), "-s", 6, "--steps", steps, "--neigh-every", 100])
+    run = run_md(2, 2, [*potential("Fe"), "-s", 6, "--steps", steps, "--neigh-every", 100])
     assert run.returncode == 0, run.stderr
     p2p = run.profile["comm"]["p2p"]
     ghosts = sum(sum(rank) for rank in run.profile["md"]["halo"]["atoms_per_message"])
-    assert p2p["calls"] == 2 * 12 * steps
-    assert p2p["bytes"] == steps * ghosts * (3 + 1) * 8
+    assert p2p["calls"] == 2 * 6 * 4 * steps
+    assert p2p["bytes"] == steps * ghosts * (3 + 1 + 1 + 3) * 8
     regions = run.profile["regions"]
-    assert regions["density"]["calls"] == regions["density_exchange"]["calls"] == steps
+    assert regions["density"]["calls"] == regions["density_exchange"]["calls"] == 2 * steps
+    assert regions["force_reduction"]["calls"] == regions["force_exchange"]["calls"] == steps
     groups = run.profile["region_groups"]
-    assert "density" in groups["computation"] and "density_exchange" in groups["communication"]
+    assert {"density", "force_reduction"} <= set(groups["computation"])
+    assert {"density_exchange", "force_exchange"} <= set(groups["communication"])
     assert run.profile["md"]["units"] == "metal" and run.profile["md"]["masses"] == [55.845]
 
 

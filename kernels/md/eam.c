@@ -10,16 +10,23 @@
  * The file (setfl, "fs" variant) holds, after three comment lines, the element names, the grids
  * (Nrho drho Nr dr cutoff), then per element its "Z mass a0 lattice" line, F on the rho grid and its
  * density functions rho_{element, b} for each b on the r grid, then r * phi for each pair of elements
- * (lower triangle). Every table becomes the 7-coefficient cubic spline LAMMPS builds (pair_eam.cpp,
- * interpolate) and is looked up the way LAMMPS looks it up, so both codes compute the same numbers.
+ * (lower triangle). Every table becomes the cubic spline LAMMPS builds (pair_eam.cpp, interpolate) and is
+ * looked up the way LAMMPS looks it up, so both codes compute the same numbers to rounding. Of LAMMPS's 7
+ * coefficients per piece we keep the value's 4 (the derivative's 3 follow from them), and of each ordered
+ * pair of elements (a, b) we keep, piece by piece, r * phi_ab and the density a gives b side by side: one
+ * 64-byte record, one cache line per pair and pass, as LAMMPS's eam/opt packs its tables.
  *
- * The parallel structure is DL_POLY's metal_ld_compute followed by its force loop: a density pass
- * over the owned atoms (threaded; each atom's rho needs only its own full neighbour list, so no
- * ghost densities come back), F'(rho) of the owned atoms sent to the ghosts by a second, forward
- * halo exchange (main.c; master only, outside any parallel region), then the force loop threaded
- * over owned atoms with energy and virial reduced from per-thread copies. With full lists each thread
- * writes only its own atoms' rho, F' and force, so neither loop needs atomics or per-thread force
- * arrays; the price is that each pair's splines are evaluated from both sides. */
+ * The parallel structure is DL_POLY's metal_ld_compute followed by its force loop, over each pair once (as
+ * DL_POLY's and LAMMPS's lists hold them): at every list build the full list of each owned atom is reordered so
+ * that the pairs it owns come first (md_eam_pairs: another owned atom of higher index, or a ghost lying
+ * further along z, then y, then x, so that of a pair split between two ranks -- or between an atom and the
+ * periodic image of another -- exactly one side owns it). The density pass adds each pair's density to both
+ * atoms, owned or ghost; the ghosts' partial densities go home by a reverse halo exchange and F'(rho) of the
+ * owned atoms out to the ghosts by a forward one (master only, outside any parallel region); the force loop
+ * then moves both atoms of each pair. Both loops are threaded over owned atoms, and since a pair moves an atom
+ * another thread may also move, each thread adds into its own private copy of the densities and the forces
+ * (copies.c), summed after the loop: the thesis's private-copies overhead, with energy and virial reduced
+ * across threads as in its Listing 5.1. Visiting each pair once halves the spline work of a full list. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +34,7 @@
 
 #include "md.h"
 
-enum { COEFFS = 7, NAME = 16, MAX_ELEMENTS = 32 };
+enum { COEFFS = 4, RECORD = 2 * COEFFS, NAME = 16, MAX_ELEMENTS = 32 };
 
 struct md_eam {
     int nelements, nrho, nr;
@@ -35,53 +42,55 @@ struct md_eam {
     char name[MAX_ELEMENTS][NAME], lattice[MAX_ELEMENTS][NAME];
     double mass[MAX_ELEMENTS], a0[MAX_ELEMENTS];
     double *frho; /* [element][nrho + 1][COEFFS] */
-    double *rhor; /* [element of the neighbour][element of the atom][nr + 1][COEFFS] */
-    double *z2r;  /* [pair of elements, lower triangle][nr + 1][COEFFS] */
+    double *pair; /* [element a][element b][nr + 1][RECORD]: r * phi_ab, then the density a gives b */
     int element[MD_MAX_TYPES + 1]; /* of each atom type */
-    double *fp;                    /* per atom: F'(rho); the ghosts' from the exchange */
+    double *rho, *fp; /* per atom: the density and F'(rho); the ghosts' F' from the exchange */
     int capacity;
-    int *near, *nnear; /* per owned atom, the neighbours within the cutoff (the list reaches cutoff + skin) */
-    size_t near_cap;
-    double embedding; /* sum of F(rho) over the owned atoms, from the last density pass with energy */
+    int *owned_pairs; /* per owned atom: how many of its list's first entries are pairs it owns */
+    md_copies densities, forces; /* the threads' private copies */
+    double embedding;            /* sum of F(rho) over the owned atoms, from the last pass with energy */
 };
 
-static double *frho_of(const md_eam *e, int element) { return e->frho + (size_t)element * (e->nrho + 1) * COEFFS; }
-
-/* The density an atom of element `at` receives from a neighbour of element `from`. */
-static double *rhor_of(const md_eam *e, int from, int at)
+static const double *frho_of(const md_eam *e, int element)
 {
-    return e->rhor + ((size_t)from * e->nelements + at) * (e->nr + 1) * COEFFS;
+    return e->frho + (size_t)element * (e->nrho + 1) * COEFFS;
 }
 
-static double *z2r_of(const md_eam *e, int a, int b)
+static const double *pair_of(const md_eam *e, int a, int b)
 {
-    const int hi = a > b ? a : b, lo = a > b ? b : a;
-    return e->z2r + ((size_t)hi * (hi + 1) / 2 + lo) * (e->nr + 1) * COEFFS;
+    return e->pair + ((size_t)a * e->nelements + b) * (e->nr + 1) * RECORD;
+}
+
+/* Zeroed memory for a table, or exit: a file may ask for more than the machine has. */
+static double *table(size_t count)
+{
+    double *p = calloc(count, sizeof(double));
+    if (!p) {
+        fprintf(stderr, "%s: error: out of memory for the potential's tables (%zu doubles)\n", MD_PROGRAM, count);
+        exit(1);
+    }
+    return p;
 }
 
 /* LAMMPS's PairEAM::interpolate: f[1..n] on a grid of spacing delta becomes n cubic pieces, slopes
- * from a five-point stencil inside and one- or two-point differences at the ends. In spline[m]:
- * 0-2 the derivative's coefficients, 3-6 the value's. */
-static void interpolate(int n, double delta, const double *f, double *spline)
+ * from a five-point stencil inside and one- or two-point differences at the ends. Piece m's value at
+ * the fraction p into it is ((c[0] p + c[1]) p + c[2]) p + c[3], for c = spline + m * stride. */
+static void interpolate(int n, const double *f, double *spline, int stride)
 {
-    double(*s)[COEFFS] = (double(*)[COEFFS])spline;
-    for (int m = 1; m <= n; m++) s[m][6] = f[m];
-    s[1][5] = s[2][6] - s[1][6];
-    s[2][5] = 0.5 * (s[3][6] - s[1][6]);
-    s[n - 1][5] = 0.5 * (s[n][6] - s[n - 2][6]);
-    s[n][5] = s[n][6] - s[n - 1][6];
-    for (int m = 3; m <= n - 2; m++) s[m][5] = ((s[m - 2][6] - s[m + 2][6]) + 8.0 * (s[m + 1][6] - s[m - 1][6])) / 12.0;
-    for (int m = 1; m <= n - 1; m++) {
-        s[m][4] = 3.0 * (s[m + 1][6] - s[m][6]) - 2.0 * s[m][5] - s[m + 1][5];
-        s[m][3] = s[m][5] + s[m + 1][5] - 2.0 * (s[m + 1][6] - s[m][6]);
-    }
-    s[n][4] = 0.0;
-    s[n][3] = 0.0;
+    double *slope = table((size_t)n + 1);
+    slope[1] = f[2] - f[1];
+    slope[2] = 0.5 * (f[3] - f[1]);
+    slope[n - 1] = 0.5 * (f[n] - f[n - 2]);
+    slope[n] = f[n] - f[n - 1];
+    for (int m = 3; m <= n - 2; m++) slope[m] = ((f[m - 2] - f[m + 2]) + 8.0 * (f[m + 1] - f[m - 1])) / 12.0;
     for (int m = 1; m <= n; m++) {
-        s[m][2] = s[m][5] / delta;
-        s[m][1] = 2.0 * s[m][4] / delta;
-        s[m][0] = 3.0 * s[m][3] / delta;
+        double *c = spline + (size_t)m * stride;
+        c[3] = f[m];
+        c[2] = slope[m];
+        c[1] = m < n ? 3.0 * (f[m + 1] - f[m]) - 2.0 * slope[m] - slope[m + 1] : 0.0;
+        c[0] = m < n ? slope[m] + slope[m + 1] - 2.0 * (f[m + 1] - f[m]) : 0.0;
     }
+    free(slope);
 }
 
 /* --- reading (rank 0) --- */
@@ -140,17 +149,6 @@ typedef struct {
 
 static size_t pairs_of(int n) { return (size_t)n * (n + 1) / 2; }
 
-/* Zeroed memory for a table, or exit: a file may ask for more than the machine has. */
-static double *table(size_t count)
-{
-    double *p = calloc(count, sizeof(double));
-    if (!p) {
-        fprintf(stderr, "%s: error: out of memory for the potential's tables (%zu doubles)\n", MD_PROGRAM, count);
-        exit(1);
-    }
-    return p;
-}
-
 static void raw_alloc(raw_tables *raw, const md_eam *e)
 {
     const size_t nel = (size_t)e->nelements;
@@ -193,15 +191,20 @@ static void broadcast(md_sim *s, md_eam *e, raw_tables *raw)
 
 static void build_splines(md_eam *e, const raw_tables *raw)
 {
-    const size_t nel = (size_t)e->nelements, rho_knots = (size_t)e->nrho + 1, r_knots = (size_t)e->nr + 1;
+    const int nel = e->nelements;
+    const size_t rho_knots = (size_t)e->nrho + 1, r_knots = (size_t)e->nr + 1;
     e->frho = table(nel * rho_knots * COEFFS);
-    e->rhor = table(nel * nel * r_knots * COEFFS);
-    e->z2r = table(pairs_of(e->nelements) * r_knots * COEFFS);
-    for (size_t k = 0; k < nel; k++) interpolate(e->nrho, e->drho, raw->frho + k * rho_knots, frho_of(e, (int)k));
-    for (size_t k = 0; k < nel * nel; k++)
-        interpolate(e->nr, e->dr, raw->rhor + k * r_knots, e->rhor + k * r_knots * COEFFS);
-    for (size_t k = 0; k < pairs_of(e->nelements); k++)
-        interpolate(e->nr, e->dr, raw->z2r + k * r_knots, e->z2r + k * r_knots * COEFFS);
+    e->pair = aligned_alloc(64, (size_t)nel * nel * r_knots * RECORD * sizeof(double));
+    if (!e->pair) table(SIZE_MAX / sizeof(double)); /* says so and exits */
+    memset(e->pair, 0, (size_t)nel * nel * r_knots * RECORD * sizeof(double));
+    for (int k = 0; k < nel; k++) interpolate(e->nrho, raw->frho + k * rho_knots, e->frho + k * rho_knots * COEFFS, COEFFS);
+    for (int a = 0; a < nel; a++)
+        for (int b = 0; b < nel; b++) {
+            const int hi = a > b ? a : b, lo = a > b ? b : a;
+            double *record = (double *)pair_of(e, a, b);
+            interpolate(e->nr, raw->z2r + (pairs_of(hi) + lo) * r_knots, record, RECORD);
+            interpolate(e->nr, raw->rhor + ((size_t)a * nel + b) * r_knots, record + COEFFS, RECORD);
+        }
     e->rhomax = (e->nrho - 1) * e->drho;
 }
 
@@ -271,78 +274,129 @@ int md_eam_load(md_sim *s, char *err, size_t errlen)
 
 double md_eam_cutoff(const md_eam *e) { return e->cut; }
 double md_eam_mass(const md_eam *e, int type) { return e->mass[e->element[type]]; }
-double *md_eam_exchanged(md_eam *e) { return e->fp; }
+double *md_eam_density_of(md_eam *e) { return e->rho; }
+double *md_eam_slope_of(md_eam *e) { return e->fp; }
 
 void md_eam_free(md_eam *e)
 {
     if (!e) return;
     free(e->frho);
-    free(e->rhor);
-    free(e->z2r);
+    free(e->pair);
+    free(e->rho);
     free(e->fp);
-    free(e->near);
-    free(e->nnear);
+    free(e->owned_pairs);
+    md_copies_free(&e->densities);
+    md_copies_free(&e->forces);
     free(e);
 }
 
 /* --- the two passes --- */
 
 /* The spline piece holding x and the fraction p into it, as LAMMPS finds them. */
-static inline const double *piece(const double *spline, double x, double inverse_step, int last, double *p)
+static inline size_t piece(double x, double inverse_step, int last, double *p)
 {
     double q = x * inverse_step + 1.0;
     int m = (int)q;
     m = m < 1 ? 1 : m > last ? last : m;
     q -= m;
     *p = q < 1.0 ? q : 1.0;
-    return spline + (size_t)m * COEFFS;
+    return (size_t)m;
 }
 
-static inline double value(const double *c, double p) { return ((c[3] * p + c[4]) * p + c[5]) * p + c[6]; }
-static inline double slope(const double *c, double p) { return (c[0] * p + c[1]) * p + c[2]; }
+static inline double value(const double *c, double p) { return ((c[0] * p + c[1]) * p + c[2]) * p + c[3]; }
+/* d/dx, for a grid of spacing 1 / inverse_step */
+static inline double slope(const double *c, double p, double inverse_step)
+{
+    return ((3.0 * c[0] * p + 2.0 * c[1]) * p + c[2]) * inverse_step;
+}
 
-void md_eam_density(md_sim *s, int want_energy)
+/* Of a pair of an owned atom i and a neighbour j, whether i's side computes it. */
+static inline int owns_pair(const double *x, int nlocal, int i, int j)
+{
+    if (j < nlocal) return j > i;
+    const double *xi = x + MD_VEC * (size_t)i, *xj = x + MD_VEC * (size_t)j;
+    if (xj[2] != xi[2]) return xj[2] > xi[2];
+    if (xj[1] != xi[1]) return xj[1] > xi[1];
+    return xj[0] > xi[0];
+}
+
+void md_eam_pairs(md_sim *s)
 {
     md_eam *e = s->eam;
     const md_atoms *a = &s->atoms;
     if (e->capacity < a->capacity) {
+        free(e->rho);
         free(e->fp);
+        free(e->owned_pairs);
+        e->rho = malloc((size_t)a->capacity * sizeof(double));
         e->fp = malloc((size_t)a->capacity * sizeof(double));
+        e->owned_pairs = malloc((size_t)a->capacity * sizeof(int));
         e->capacity = a->capacity;
-        free(e->nnear);
-        e->nnear = malloc((size_t)a->capacity * sizeof(int));
     }
-    const size_t stride = (size_t)s->nl.list_stride;
-    if (e->near_cap < (size_t)a->nlocal * stride) {
-        free(e->near);
-        e->near_cap = (size_t)a->capacity * stride;
-        e->near = malloc(e->near_cap * sizeof(int));
+    const double cutsq = s->nl.cutsq;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < a->nlocal; i++) {
+        int *list = s->nl.neigh + (size_t)i * s->nl.list_stride, owned = 0;
+        const double *xi = a->x + MD_VEC * (size_t)i;
+        for (int k = 0; k < s->nl.numneigh[i]; k++) {
+            const int j = list[k];
+            const double *xj = a->x + MD_VEC * (size_t)j;
+            const double dx = xi[0] - xj[0], dy = xi[1] - xj[1], dz = xi[2] - xj[2];
+            if (dx * dx + dy * dy + dz * dz >= cutsq || !owns_pair(a->x, a->nlocal, i, j)) continue;
+            list[k] = list[owned]; /* the list stays full, reordered: the owned pairs first */
+            list[owned++] = j;
+        }
+        e->owned_pairs[i] = owned;
     }
+}
+
+void md_eam_density(md_sim *s)
+{
+    md_eam *e = s->eam;
+    const md_atoms *a = &s->atoms;
+    const int atoms = a->nlocal + a->nghost;
+    md_copies_prepare(&e->densities, (size_t)atoms);
     const double *restrict x = a->x;
-    const int *restrict type = a->type, *restrict numneigh = s->nl.numneigh;
-    const double cutsq = e->cut * e->cut, rdr = 1.0 / e->dr, rdrho = 1.0 / e->drho;
+    const int *restrict type = a->type, *restrict owned_pairs = e->owned_pairs;
+    const double cutsq = e->cut * e->cut, rdr = 1.0 / e->dr;
+#pragma omp parallel
+    {
+        double *restrict rho = md_copies_mine(&e->densities, e->rho);
+#pragma omp for schedule(static)
+        for (int i = 0; i < a->nlocal; i++) {
+            const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
+            const int ei = e->element[type[i]];
+            const double *xi = x + MD_VEC * (size_t)i;
+            double rho_i = 0.0;
+            for (int k = 0; k < owned_pairs[i]; k++) {
+                const int j = list[k], ej = e->element[type[j]];
+                const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
+                const double rsq = dx * dx + dy * dy + dz * dz;
+                if (rsq >= cutsq) continue;
+                double p;
+                const size_t m = piece(sqrt(rsq), rdr, e->nr - 1, &p) * RECORD + COEFFS;
+                const double to_i = value(pair_of(e, ej, ei) + m, p);
+                rho_i += to_i;
+                rho[j] += ei == ej ? to_i : value(pair_of(e, ei, ej) + m, p);
+            }
+            rho[i] += rho_i;
+        }
+    }
+    md_copies_sum(&e->densities, e->rho);
+}
+
+void md_eam_embedding(md_sim *s, int want_energy)
+{
+    md_eam *e = s->eam;
+    const md_atoms *a = &s->atoms;
+    const double rdrho = 1.0 / e->drho;
     double embedding = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : embedding)
     for (int i = 0; i < a->nlocal; i++) {
-        const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
-        const int at = e->element[type[i]];
-        const double *xi = x + MD_VEC * (size_t)i;
-        int *near = e->near + (size_t)i * stride, n = 0;
-        double rho = 0.0;
-        for (int k = 0; k < numneigh[i]; k++) {
-            const int j = list[k];
-            const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq >= cutsq) continue;
-            near[n++] = j;
-            double p;
-            const double *c = piece(rhor_of(e, e->element[type[j]], at), sqrt(rsq), rdr, e->nr - 1, &p);
-            rho += value(c, p);
-        }
-        e->nnear[i] = n;
+        const double rho = e->rho[i];
         double p;
-        const double *c = piece(frho_of(e, at), rho, rdrho, e->nrho - 1, &p);
-        e->fp[i] = slope(c, p);
+        const double *c = frho_of(e, e->element[a->type[i]]) + piece(rho, rdrho, e->nrho - 1, &p) * COEFFS;
+        e->fp[i] = slope(c, p, rdrho);
         if (want_energy) embedding += value(c, p) + (rho > e->rhomax ? e->fp[i] * (rho - e->rhomax) : 0.0);
     }
     if (want_energy) e->embedding = embedding;
@@ -350,48 +404,52 @@ void md_eam_density(md_sim *s, int want_energy)
 
 void md_eam_force(md_sim *s, int want_energy)
 {
-    const md_eam *e = s->eam;
+    md_eam *e = s->eam;
     md_atoms *a = &s->atoms;
+    md_copies_prepare(&e->forces, (size_t)(a->nlocal + a->nghost) * MD_VEC);
     const double *restrict x = a->x, *restrict fp = e->fp;
-    double *restrict f = a->f;
-    const int *restrict type = a->type, *restrict nnear = e->nnear;
-    const double rdr = 1.0 / e->dr;
+    const int *restrict type = a->type, *restrict owned_pairs = e->owned_pairs;
+    const double cutsq = e->cut * e->cut, rdr = 1.0 / e->dr;
     double pair = 0.0, virial = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : pair, virial)
-    for (int i = 0; i < a->nlocal; i++) {
-        const int *near = e->near + (size_t)i * s->nl.list_stride; /* within the cutoff: the density pass's */
-        const int ei = e->element[type[i]];
-        const double *xi = x + MD_VEC * (size_t)i;
-        double fx = 0.0, fy = 0.0, fz = 0.0, energy = 0.0, w = 0.0;
-        for (int k = 0; k < nnear[i]; k++) {
-            const int j = near[k], ej = e->element[type[j]];
-            const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            const double r = sqrt(rsq), recip = 1.0 / r;
-            double p;
-            const double *to_j = piece(rhor_of(e, ei, ej), r, rdr, e->nr - 1, &p); /* the density i gives j */
-            const double *to_i = rhor_of(e, ej, ei) + (to_j - rhor_of(e, ei, ej));
-            const double *z2 = z2r_of(e, ei, ej) + (to_j - rhor_of(e, ei, ej));
-            const double phi = value(z2, p) * recip, phip = slope(z2, p) * recip - phi * recip;
-            const double gives = slope(to_j, p), gets = ei == ej ? gives : slope(to_i, p); /* one table: same */
-            const double psip = fp[i] * gets + fp[j] * gives + phip;
-            const double fpair = -psip * recip;
-            fx += dx * fpair;
-            fy += dy * fpair;
-            fz += dz * fpair;
-            if (want_energy) {
-                energy += phi;
-                w += rsq * fpair;
+#pragma omp parallel reduction(+ : pair, virial)
+    {
+        double *restrict f = md_copies_mine(&e->forces, a->f);
+#pragma omp for schedule(static)
+        for (int i = 0; i < a->nlocal; i++) {
+            const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
+            const int ei = e->element[type[i]];
+            const double *xi = x + MD_VEC * (size_t)i;
+            double fx = 0.0, fy = 0.0, fz = 0.0;
+            for (int k = 0; k < owned_pairs[i]; k++) {
+                const int j = list[k], ej = e->element[type[j]];
+                const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
+                const double rsq = dx * dx + dy * dy + dz * dz;
+                if (rsq >= cutsq) continue;
+                const double r = sqrt(rsq), recip = 1.0 / r;
+                double p;
+                const size_t m = piece(r, rdr, e->nr - 1, &p) * RECORD;
+                const double *z2 = pair_of(e, ei, ej) + m, *to_j = z2 + COEFFS; /* r phi, the density i gives j */
+                const double phi = value(z2, p) * recip, phip = slope(z2, p, rdr) * recip - phi * recip;
+                const double gives = slope(to_j, p, rdr);
+                const double gets = ei == ej ? gives : slope(pair_of(e, ej, ei) + m + COEFFS, p, rdr);
+                const double psip = fp[i] * gets + fp[j] * gives + phip;
+                const double fpair = -psip * recip;
+                fx += dx * fpair;
+                fy += dy * fpair;
+                fz += dz * fpair;
+                double *fj = f + MD_VEC * (size_t)j;
+                fj[0] -= dx * fpair;
+                fj[1] -= dy * fpair;
+                fj[2] -= dz * fpair;
+                if (want_energy) {
+                    pair += phi;
+                    virial += rsq * fpair;
+                }
             }
-        }
-        double *fi = f + MD_VEC * (size_t)i;
-        fi[0] = fx;
-        fi[1] = fy;
-        fi[2] = fz;
-        fi[3] = 0.0;
-        if (want_energy) {
-            pair += 0.5 * energy; /* each pair is in both atoms' lists */
-            virial += 0.5 * w;
+            double *fi = f + MD_VEC * (size_t)i;
+            fi[0] += fx;
+            fi[1] += fy;
+            fi[2] += fz;
         }
     }
     if (want_energy) {
@@ -399,3 +457,5 @@ void md_eam_force(md_sim *s, int want_energy)
         s->virial = virial;
     }
 }
+
+void md_eam_reduce(md_sim *s) { md_copies_sum(&s->eam->forces, s->atoms.f); }

@@ -13,9 +13,9 @@
  * Positions crossing the periodic boundary are shifted by the sender. When a run has several atom
  * types a build also carries each atom's type (a fourth double); updates never do, types do not change.
  * md_halo_forward sends any per-atom value of the owned atoms to their ghosts along the same routes
- * (an embedded-atom potential's F'(rho)); md_halo_reverse sends the ghosts' forces back the way they
- * came, z then y then x, so that a force on a ghost of a ghost reaches its owner through the rank that
- * forwarded it (Tersoff's three-body forces). Packing is threaded; the messages are sent by the master
+ * (an embedded-atom potential's F'(rho)); md_halo_reverse sends the ghosts' forces, or partial densities,
+ * back the way they came, z then y then x, so that a force on a ghost of a ghost reaches its owner through
+ * the rank that forwarded it (Tersoff's three-body forces; pairs visited once, as eam/fs visits them). Packing is threaded; the messages are sent by the master
  * thread only (master-only style). */
 #include <stdlib.h>
 
@@ -156,27 +156,27 @@ void md_halo_forward(md_sim *s, double *values)
     }
 }
 
-void md_halo_reverse(md_sim *s, double *f)
+void md_halo_reverse(md_sim *s, double *values, int stride, int width)
 {
     md_halo *h = &s->halo;
     const hp_decomp *d = &s->decomp;
     for (int k = MD_DIRECTIONS - 1; k >= 0; k--) {
         const int dim = k / 2, side = k % 2, n = h->recv_count[k], back = h->send_count[k];
-        const double *ghosts = f + MD_VEC * (size_t)h->recv_first[k];
-        h->sendbuf = md_grow(h->sendbuf, &h->sendcap, 3 * (size_t)n * sizeof(double));
-        h->recvbuf = md_grow(h->recvbuf, &h->recvcap, 3 * (size_t)back * sizeof(double));
+        const double *ghosts = values + (size_t)stride * h->recv_first[k];
+        h->sendbuf = md_grow(h->sendbuf, &h->sendcap, (size_t)width * n * sizeof(double));
+        h->recvbuf = md_grow(h->recvbuf, &h->recvcap, (size_t)width * back * sizeof(double));
         double *restrict out = h->sendbuf;
         const double *restrict in = h->recvbuf;
 #pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
         for (int m = 0; m < n; m++)
-            for (int c = 0; c < 3; c++) out[3 * m + c] = ghosts[MD_VEC * m + c];
-        hp_sendrecv(&s->comm, out, 3 * n, MPI_DOUBLE, d->neighbor[dim][1 - side], h->recvbuf, 3 * back,
+            for (int c = 0; c < width; c++) out[width * m + c] = ghosts[(size_t)stride * m + c];
+        hp_sendrecv(&s->comm, out, width * n, MPI_DOUBLE, d->neighbor[dim][1 - side], h->recvbuf, width * back,
                     d->neighbor[dim][side], MD_DIRECTIONS * 4 + k, d->cart);
         const int *restrict list = h->send[k];
         /* each atom is at most once in a direction's list, so the additions do not collide */
 #pragma omp parallel for schedule(static) if (back > PARALLEL_MIN)
         for (int m = 0; m < back; m++)
-            for (int c = 0; c < 3; c++) f[MD_VEC * list[m] + c] += in[3 * m + c];
+            for (int c = 0; c < width; c++) values[(size_t)stride * list[m] + c] += in[width * m + c];
     }
 }
 

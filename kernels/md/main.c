@@ -17,9 +17,8 @@ enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
 static const char *const region_names[] = {"force",     "neighbor", "integrate", "halo_exchange",
                                            "migration", "reduction", "other",    "total"};
-/* the many-body potentials' own two regions, R_DENSITY.. or R_FORCE_REDUCTION.. */
-static const char *const eam_regions[] = {"density", "density_exchange"};
-static const char *const tersoff_regions[] = {"force_reduction", "force_exchange"};
+/* the many-body potentials' own regions, R_FORCE_REDUCTION.. (Tersoff the first two, eam/fs all four) */
+static const char *const many_body_regions[] = {"force_reduction", "force_exchange", "density", "density_exchange"};
 
 int md_is_thermo_step(const md_params *p, long long step)
 {
@@ -94,35 +93,50 @@ static void rebuild(md_sim *s)
     hp_timer_stop(&s->timers, R_HALO);
     hp_timer_start(&s->timers, R_NEIGHBOR);
     md_neighbor_build(s);
+    if (s->eam) md_eam_pairs(s);
     hp_timer_stop(&s->timers, R_NEIGHBOR);
 }
 
-/* Forces, with energy and virial when asked. The many-body potentials take three parts, each its own region:
- * eam/fs the density pass, the forward exchange of F'(rho) to the ghosts, and the force loop; tersoff the force
- * loop into the threads' private copies, their sum, and the reverse exchange of the ghosts' forces. */
+/* The sum of the threads' private force copies and the reverse exchange of the ghosts' forces, each its own region. */
+static void forces_home(md_sim *s, void (*reduce)(md_sim *))
+{
+    hp_timers *t = &s->timers;
+    hp_timer_start(t, R_FORCE_REDUCTION);
+    reduce(s);
+    hp_timer_stop(t, R_FORCE_REDUCTION);
+    hp_timer_start(t, R_FORCE_EXCHANGE);
+    md_halo_reverse(s, s->atoms.f, MD_VEC, 3);
+    hp_timer_stop(t, R_FORCE_EXCHANGE);
+}
+
+/* Forces, with energy and virial when asked. The many-body potentials' parts are each their own region: eam/fs
+ * the density pass, the ghosts' partial densities sent home, the embedding terms, F'(rho) sent to the ghosts,
+ * then the force loop and the forces sent home; Tersoff the force loop and the forces sent home. */
 static void compute_forces(md_sim *s, int want_energy)
 {
     hp_timers *t = &s->timers;
     if (s->eam) {
         hp_timer_start(t, R_DENSITY);
-        md_eam_density(s, want_energy);
+        md_eam_density(s);
         hp_timer_stop(t, R_DENSITY);
         hp_timer_start(t, R_DENSITY_EXCHANGE);
-        md_halo_forward(s, md_eam_exchanged(s->eam));
+        md_halo_reverse(s, md_eam_density_of(s->eam), 1, 1);
+        hp_timer_stop(t, R_DENSITY_EXCHANGE);
+        hp_timer_start(t, R_DENSITY);
+        md_eam_embedding(s, want_energy);
+        hp_timer_stop(t, R_DENSITY);
+        hp_timer_start(t, R_DENSITY_EXCHANGE);
+        md_halo_forward(s, md_eam_slope_of(s->eam));
         hp_timer_stop(t, R_DENSITY_EXCHANGE);
         hp_timer_start(t, R_FORCE);
         md_eam_force(s, want_energy);
         hp_timer_stop(t, R_FORCE);
+        forces_home(s, md_eam_reduce);
     } else if (s->tersoff) {
         hp_timer_start(t, R_FORCE);
         md_tersoff_force(s, want_energy);
         hp_timer_stop(t, R_FORCE);
-        hp_timer_start(t, R_FORCE_REDUCTION);
-        md_tersoff_reduce(s);
-        hp_timer_stop(t, R_FORCE_REDUCTION);
-        hp_timer_start(t, R_FORCE_EXCHANGE);
-        md_halo_reverse(s, s->atoms.f);
-        hp_timer_stop(t, R_FORCE_EXCHANGE);
+        forces_home(s, md_tersoff_reduce);
     } else {
         hp_timer_start(t, R_FORCE);
         md_force(s, want_energy);
@@ -146,8 +160,8 @@ static double run_loop(md_sim *s)
     hp_timers *t = &s->timers;
     hp_timers_init(t, !p->no_timers);
     for (size_t k = 0; k < sizeof region_names / sizeof *region_names; k++) hp_timer_add(t, region_names[k]);
-    const char *const *own = s->eam ? eam_regions : s->tersoff ? tersoff_regions : NULL;
-    for (int k = 0; own && k < 2; k++) hp_timer_add(t, own[k]);
+    const int own = s->eam ? 4 : s->tersoff ? 2 : 0;
+    for (int k = 0; k < own; k++) hp_timer_add(t, many_body_regions[k]);
     s->halo.exchanges = s->halo.messages = 0;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();

@@ -126,9 +126,9 @@ typedef struct {
     long long lost; /* atoms non-finite or beyond the ghost cut outside their brick: the run is unstable */
 } md_thermo_row;
 
-/* The last two are the many-body potentials' own: an embedded-atom potential's density pass and the forward
- * exchange of its result, or Tersoff's sum of the threads' private force copies and the reverse exchange of the
- * ghosts' forces. */
+/* The last four are the many-body potentials' own, in the order they are registered: the sum of the threads'
+ * private force copies and the reverse exchange of the ghosts' forces (Tersoff and eam/fs), then eam/fs's
+ * density pass and the exchanges of its result (ghosts' partial densities home, F'(rho) out to the ghosts). */
 typedef enum {
     R_FORCE,
     R_NEIGHBOR,
@@ -138,11 +138,24 @@ typedef enum {
     R_REDUCTION,
     R_OTHER,
     R_TOTAL,
+    R_FORCE_REDUCTION,
+    R_FORCE_EXCHANGE,
     R_DENSITY,
-    R_DENSITY_EXCHANGE,
-    R_FORCE_REDUCTION = R_DENSITY,
-    R_FORCE_EXCHANGE = R_DENSITY_EXCHANGE
+    R_DENSITY_EXCHANGE
 } md_region;
+
+/* copies.c: per-thread private copies of a per-atom array (DL_POLY's scheme for forces on others' atoms). Before
+ * the parallel region, prepare for `length` doubles; in it, each thread takes its zeroed copy (thread 0: the
+ * array itself; a barrier); after it, the copies are summed into the array. */
+typedef struct {
+    double *data;
+    size_t cap, length;
+    int threads;
+} md_copies;
+void md_copies_prepare(md_copies *c, size_t length);
+double *md_copies_mine(md_copies *c, double *array);
+void md_copies_sum(const md_copies *c, double *array);
+void md_copies_free(md_copies *c);
 
 typedef struct md_eam md_eam;         /* eam.c */
 typedef struct md_tersoff md_tersoff; /* tersoff.c */
@@ -231,9 +244,13 @@ int md_species_setup(md_sim *s, md_data *file, char *err, size_t errlen);
 int md_eam_load(md_sim *s, char *err, size_t errlen);
 double md_eam_cutoff(const md_eam *e);
 double md_eam_mass(const md_eam *e, int type); /* of the element atom type `type` maps to */
-void md_eam_density(md_sim *s, int want_energy); /* rho, F(rho) and F'(rho) of the owned atoms */
-void md_eam_force(md_sim *s, int want_energy);   /* after the ghosts' F'(rho) arrived */
-double *md_eam_exchanged(md_eam *e);             /* the per-atom values the forward exchange sends */
+void md_eam_pairs(md_sim *s);                     /* after each list build: each pair once, in pairs */
+void md_eam_density(md_sim *s);                   /* partial densities of owned and ghost atoms, summed */
+void md_eam_embedding(md_sim *s, int want_energy); /* F(rho) and F'(rho) of the owned atoms, once rho is home */
+void md_eam_force(md_sim *s, int want_energy);    /* after the ghosts' F'(rho) arrived: into private copies */
+void md_eam_reduce(md_sim *s);                    /* the copies summed into the atoms' forces */
+double *md_eam_density_of(md_eam *e);             /* rho per atom: the ghosts' partial sums go home */
+double *md_eam_slope_of(md_eam *e);               /* F'(rho) per atom: the owned atoms' go to their ghosts */
 void md_eam_free(md_eam *e);
 /* tersoff.c: the .tersoff file (rank 0 reads, all receive; collective), forces on owned and ghost atoms */
 int md_tersoff_load(md_sim *s, char *err, size_t errlen);
@@ -270,8 +287,9 @@ void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, i
 void md_halo_update(md_sim *s);
 /* One double per atom (owned atoms' values) sent to the ghosts along the halo's own routes. */
 void md_halo_forward(md_sim *s, double *values);
-/* The ghosts' forces sent back along the same routes in reverse and added to the atoms they are copies of. */
-void md_halo_reverse(md_sim *s, double *f);
+/* The ghosts' values (width doubles at each stride: 3 of a force, 1 of a density) sent back along the same
+ * routes in reverse and added to the atoms they are copies of. */
+void md_halo_reverse(md_sim *s, double *values, int stride, int width);
 void md_halo_free(md_halo *h);
 
 /* cells.c: atoms binned and sorted by cell */

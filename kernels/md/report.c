@@ -159,13 +159,14 @@ static void profile_members(hp_json *j, const void *context)
     else
         hp_json_regions(j, &r->regions[R_TOTAL], 1); /* --no-timers: only the loop time is known */
     hp_json_object_begin(j, "region_groups");
-    /* a many-body potential's own regions join the groups: its computation and its exchange */
-    const char *own_computation = s->eam ? "density" : s->tersoff ? "force_reduction" : NULL;
-    const char *own_exchange = s->eam ? "density_exchange" : s->tersoff ? "force_exchange" : NULL;
-    const char *groups[2][4] = {{computation[0], computation[1], own_computation},
-                                {communication[0], communication[1], communication[2], own_exchange}};
-    hp_json_strings(j, "computation", groups[0], own_computation ? 3 : 2);
-    hp_json_strings(j, "communication", groups[1], own_exchange ? 4 : 3);
+    /* a many-body potential's own regions join the groups: the sum of the private force copies and the forces
+     * sent home (both), the density pass and its exchanges (eam/fs) */
+    const int many_body = s->eam || s->tersoff;
+    const char *groups[2][5] = {{computation[0], computation[1], "force_reduction", "density"},
+                                {communication[0], communication[1], communication[2], "force_exchange",
+                                 "density_exchange"}};
+    hp_json_strings(j, "computation", groups[0], 2 + many_body + (s->eam != NULL));
+    hp_json_strings(j, "communication", groups[1], 3 + many_body + (s->eam != NULL));
     hp_json_object_end(j);
     hp_json_comm(j, r->comm);
     md_json(j, s, r);

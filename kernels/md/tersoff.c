@@ -19,7 +19,6 @@
  * neighbours (ghosts of ghosts) and computes each bond order up to three times; the private copies cost
  * memory (threads x atoms x 32 bytes) and one pass over it, which measured cheaper than recomputing. */
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,9 +37,7 @@ struct md_tersoff {
     int ntypes;
     double cut;
     tersoff_param *param; /* [type i][type j][type k], types from 1 */
-    double *private_f;    /* threads - 1 copies of (atoms x MD_VEC) forces; thread 0 adds into the atoms' own */
-    size_t private_cap;
-    int private_threads, private_atoms;
+    md_copies forces;     /* the threads' private copies of the forces of all atoms */
 };
 
 static tersoff_param *param_of(const md_tersoff *t, int i, int j, int k)
@@ -179,7 +176,7 @@ void md_tersoff_free(md_tersoff *t)
 {
     if (!t) return;
     free(t->param);
-    free(t->private_f);
+    md_copies_free(&t->forces);
     free(t);
 }
 
@@ -293,19 +290,6 @@ static void zeta_forces(double prefactor, const double rij[3], double lij, const
 
 /* --- the force loop --- */
 
-static double *private_forces(md_tersoff *t, int threads, int atoms)
-{
-    const size_t need = (size_t)(threads - 1) * atoms * MD_VEC;
-    if (need > t->private_cap) {
-        free(t->private_f);
-        t->private_f = malloc(need * sizeof(double));
-        t->private_cap = need;
-    }
-    t->private_threads = threads;
-    t->private_atoms = atoms;
-    return t->private_f;
-}
-
 typedef struct {
     double energy, virial;
 } bond_sums;
@@ -376,18 +360,12 @@ void md_tersoff_force(md_sim *s, int want_energy)
 {
     md_tersoff *t = s->tersoff;
     md_atoms *a = &s->atoms;
-    const int atoms = a->nlocal + a->nghost, threads = omp_get_max_threads();
-    double *copies = private_forces(t, threads, atoms);
+    md_copies_prepare(&t->forces, (size_t)(a->nlocal + a->nghost) * MD_VEC);
     double energy = 0.0, virial = 0.0;
 #pragma omp parallel reduction(+ : energy, virial)
     {
-        const int me = omp_get_thread_num();
-        double *f = me == 0 ? a->f : copies + (size_t)(me - 1) * atoms * MD_VEC;
-        memset(f, 0, (size_t)atoms * MD_VEC * sizeof(double));
+        double *f = md_copies_mine(&t->forces, a->f);
         bond_sums sums = {0.0, 0.0};
-#pragma omp single nowait
-        t->private_threads = omp_get_num_threads(); /* the team may be smaller than the maximum: sum only its copies */
-#pragma omp barrier /* thread 0's zeroing of the atoms' forces is complete before anyone reads them */
 #pragma omp for schedule(static)
         for (int i = 0; i < a->nlocal; i++) atom_bonds(s, t, i, f, want_energy, &sums);
         energy += sums.energy;
@@ -399,14 +377,4 @@ void md_tersoff_force(md_sim *s, int want_energy)
     }
 }
 
-void md_tersoff_reduce(md_sim *s)
-{
-    const md_tersoff *t = s->tersoff;
-    const long n = (long)t->private_atoms * MD_VEC;
-    double *restrict f = s->atoms.f;
-    for (int c = 0; c < t->private_threads - 1; c++) {
-        const double *restrict copy = t->private_f + (size_t)c * n;
-#pragma omp parallel for simd schedule(static)
-        for (long k = 0; k < n; k++) f[k] += copy[k];
-    }
-}
+void md_tersoff_reduce(md_sim *s) { md_copies_sum(&s->tersoff->forces, s->atoms.f); }

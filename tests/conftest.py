@@ -73,6 +73,13 @@ def run_md(tmp_path: Path, md_binary: Path) -> Callable[..., KernelRun]:
     return lambda ranks=1, threads=1, args=(): run_md_in(tmp_path, ranks, threads, args)
 
 
+def cpu_has_avx512() -> bool:
+    try:
+        return "avx512f" in Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+
+
 def relative(a: float, b: float) -> float:
     return abs(a - b) / abs(b)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import relative
+from conftest import cpu_has_avx512, relative
 from golden.make_golden import thermo
 
 LMP = shutil.which("lmp")
@@ -111,6 +111,22 @@ def test_the_same_run_on_any_split_into_ranks_and_threads(run_md, start, system)
                 assert relative(row[key], ref[key]) <= 1e-10, (split, row["step"], key)
     checks = reference.profile["checks"]
     assert checks["energy_drift"]["pass"] and checks["energy_drift"]["value"] < 1e-5
+
+
+@needs_files
+@pytest.mark.parametrize("system", ["Fe", "Al3Fe"])
+def test_eam_pair_kernels_agree(run_md, start, system):
+    """The AVX-512 and plain C density and force loops compute the same trajectory (to rounding), threads adding
+    into private copies included."""
+    if not cpu_has_avx512():
+        pytest.skip("this CPU has no AVX-512")
+    data = start(system)
+    args = [*potential(system), "--read-data", data, "--steps", 40, "--neigh-every", 10]
+    plain, simd = (run_md(2, 2, [*args, "--pair-kernel", kernel]) for kernel in ("plain", "avx512"))
+    assert plain.returncode == 0 and simd.returncode == 0, plain.stderr + simd.stderr
+    for row, ref in zip(simd.profile["md"]["thermo"], plain.profile["md"]["thermo"]):
+        for key in KEYS:
+            assert relative(row[key], ref[key]) <= 1e-10, (row["step"], key)
 
 
 @needs_files

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import relative
+from conftest import cpu_has_avx512, relative
 
 BASIS = [(0, 0, 0), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5)]
 
@@ -69,13 +69,6 @@ def test_drift_check_fails_a_broken_integration(run_md):
     assert run.profile["status"] == "check-failed"
     assert not run.profile["checks"]["energy_drift"]["pass"]
     assert not run.profile["checks"]["lost_atoms"]["pass"]
-
-
-def cpu_has_avx512() -> bool:
-    try:
-        return "avx512f" in Path("/proc/cpuinfo").read_text().split()
-    except OSError:
-        return False
 
 
 def test_pair_kernels_agree(run_md):

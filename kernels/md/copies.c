@@ -12,10 +12,11 @@
 
 void md_copies_prepare(md_copies *c, size_t length)
 {
-    const size_t need = (size_t)(omp_get_max_threads() - 1) * length;
+    c->stride = (length + 7) / 8 * 8; /* whole 64-byte lines: every copy is as aligned as the first */
+    const size_t need = (size_t)(omp_get_max_threads() - 1) * c->stride;
     if (need > c->cap) {
         free(c->data);
-        c->data = malloc(need * sizeof(double));
+        c->data = aligned_alloc(64, need * sizeof(double) + 64);
         c->cap = need;
     }
     c->length = length;
@@ -25,7 +26,7 @@ void md_copies_prepare(md_copies *c, size_t length)
 double *md_copies_mine(md_copies *c, double *array)
 {
     const int me = omp_get_thread_num();
-    double *mine = me == 0 ? array : c->data + (size_t)(me - 1) * c->length;
+    double *mine = me == 0 ? array : c->data + (size_t)(me - 1) * c->stride;
     memset(mine, 0, c->length * sizeof(double));
 #pragma omp single nowait
     c->threads = omp_get_num_threads(); /* the team may be smaller than the maximum: sum only its copies */
@@ -38,7 +39,7 @@ void md_copies_sum(const md_copies *c, double *array)
     const long n = (long)c->length;
     double *restrict out = array;
     for (int k = 0; k < c->threads - 1; k++) {
-        const double *restrict copy = c->data + (size_t)k * c->length;
+        const double *restrict copy = c->data + (size_t)k * c->stride;
 #pragma omp parallel for simd schedule(static)
         for (long m = 0; m < n; m++) out[m] += copy[m];
     }

@@ -47,6 +47,7 @@ struct md_eam {
     double *rho, *fp; /* per atom: the density and F'(rho); the ghosts' F' from the exchange */
     int capacity;
     int *owned_pairs; /* per owned atom: how many of its list's first entries are pairs it owns */
+    int *near_pairs;  /* of those, how many are within the cutoff: the density pass moves them first */
     md_copies densities, forces; /* the threads' private copies */
     double embedding;            /* sum of F(rho) over the owned atoms, from the last pass with energy */
 };
@@ -61,16 +62,18 @@ static const double *pair_of(const md_eam *e, int a, int b)
     return e->pair + ((size_t)a * e->nelements + b) * (e->nr + 1) * RECORD;
 }
 
-/* Zeroed memory for a table, or exit: a file may ask for more than the machine has. */
-static double *table(size_t count)
+/* A file may ask for more memory than the machine has: say so and exit. */
+static void *checked(void *p, size_t count)
 {
-    double *p = calloc(count, sizeof(double));
     if (!p) {
         fprintf(stderr, "%s: error: out of memory for the potential's tables (%zu doubles)\n", MD_PROGRAM, count);
         exit(1);
     }
     return p;
 }
+
+/* Zeroed memory for a table, or exit. */
+static double *table(size_t count) { return checked(calloc(count, sizeof(double)), count); }
 
 /* LAMMPS's PairEAM::interpolate: f[1..n] on a grid of spacing delta becomes n cubic pieces, slopes
  * from a five-point stencil inside and one- or two-point differences at the ends. Piece m's value at
@@ -194,9 +197,9 @@ static void build_splines(md_eam *e, const raw_tables *raw)
     const int nel = e->nelements;
     const size_t rho_knots = (size_t)e->nrho + 1, r_knots = (size_t)e->nr + 1;
     e->frho = table(nel * rho_knots * COEFFS);
-    e->pair = aligned_alloc(64, (size_t)nel * nel * r_knots * RECORD * sizeof(double));
-    if (!e->pair) table(SIZE_MAX / sizeof(double)); /* says so and exits */
-    memset(e->pair, 0, (size_t)nel * nel * r_knots * RECORD * sizeof(double));
+    const size_t records = (size_t)nel * nel * r_knots * RECORD; /* a whole number of 64-byte lines */
+    e->pair = checked(aligned_alloc(64, records * sizeof(double)), records);
+    memset(e->pair, 0, records * sizeof(double));
     for (int k = 0; k < nel; k++) interpolate(e->nrho, raw->frho + k * rho_knots, e->frho + k * rho_knots * COEFFS, COEFFS);
     for (int a = 0; a < nel; a++)
         for (int b = 0; b < nel; b++) {
@@ -285,6 +288,7 @@ void md_eam_free(md_eam *e)
     free(e->rho);
     free(e->fp);
     free(e->owned_pairs);
+    free(e->near_pairs);
     md_copies_free(&e->densities);
     md_copies_free(&e->forces);
     free(e);
@@ -328,9 +332,11 @@ void md_eam_pairs(md_sim *s)
         free(e->rho);
         free(e->fp);
         free(e->owned_pairs);
+        free(e->near_pairs);
         e->rho = malloc((size_t)a->capacity * sizeof(double));
         e->fp = malloc((size_t)a->capacity * sizeof(double));
         e->owned_pairs = malloc((size_t)a->capacity * sizeof(int));
+        e->near_pairs = malloc((size_t)a->capacity * sizeof(int));
         e->capacity = a->capacity;
     }
     const double cutsq = s->nl.cutsq;
@@ -350,37 +356,124 @@ void md_eam_pairs(md_sim *s)
     }
 }
 
+/* What the per-atom loops read, hoisted out of the structs. */
+typedef struct {
+    const double *restrict x, *restrict pair, *restrict fp;
+    const int *restrict type, *restrict element, *restrict owned_pairs;
+    int *restrict neigh, *restrict near_pairs; /* the density pass reorders the lists, counts the near pairs */
+    int stride, nelements, last;
+    size_t knots;
+    double cutsq, rdr;
+} pair_inputs;
+
+static pair_inputs inputs_of(const md_sim *s)
+{
+    const md_eam *e = s->eam;
+    return (pair_inputs){.x = s->atoms.x, .pair = e->pair, .fp = e->fp, .type = s->atoms.type,
+                         .element = e->element, .neigh = s->nl.neigh, .owned_pairs = e->owned_pairs, .near_pairs = e->near_pairs,
+                         .stride = s->nl.list_stride, .nelements = e->nelements, .last = e->nr - 1,
+                         .knots = (size_t)e->nr + 1, .cutsq = e->cut * e->cut, .rdr = 1.0 / e->dr};
+}
+
+/* Piece m of the record of elements (a, b): r * phi_ab, then the density a gives b. */
+static inline const double *record_of(const pair_inputs *in, int a, int b, size_t m)
+{
+    return in->pair + (((size_t)a * in->nelements + b) * in->knots + m) * RECORD;
+}
+
+/* The pairs atom i owns: their densities added to j in rho, the sum of i's returned; the pairs within the
+ * cutoff moved to the front of the list (the force loop runs over them only). `one_element`: the density each
+ * gives the other is the same function. */
+static inline __attribute__((always_inline)) double atom_density_plain(const pair_inputs *in, int i,
+                                                                       double *restrict rho, const int one_element)
+{
+    const double *restrict x = in->x;
+    int *list = in->neigh + (size_t)i * in->stride, near = 0;
+    const int ei = in->element[in->type[i]];
+    const double xi = x[MD_VEC * i], yi = x[MD_VEC * i + 1], zi = x[MD_VEC * i + 2];
+    double rho_i = 0.0;
+    for (int k = 0; k < in->owned_pairs[i]; k++) {
+        const int j = list[k], ej = one_element ? ei : in->element[in->type[j]];
+        const double dx = xi - x[MD_VEC * j], dy = yi - x[MD_VEC * j + 1], dz = zi - x[MD_VEC * j + 2];
+        const double rsq = dx * dx + dy * dy + dz * dz;
+        if (rsq >= in->cutsq) continue;
+        list[k] = list[near];
+        list[near++] = j;
+        double p;
+        const size_t m = piece(sqrt(rsq), in->rdr, in->last, &p);
+        const double to_i = value(record_of(in, ej, ei, m) + COEFFS, p);
+        rho_i += to_i;
+        rho[j] += one_element ? to_i : value(record_of(in, ei, ej, m) + COEFFS, p);
+    }
+    in->near_pairs[i] = near;
+    return rho_i;
+}
+
+/* The forces of the pairs atom i owns within the cutoff, on i and on j, into f; energy and virial added when
+ * want_energy. */
+static inline __attribute__((always_inline)) void atom_forces_plain(const pair_inputs *in, int i, double *restrict f,
+                                                                    const int one_element, const int want_energy,
+                                                                    double *energy, double *virial)
+{
+    const double *restrict x = in->x, *restrict fp = in->fp;
+    const int *list = in->neigh + (size_t)i * in->stride;
+    const int ei = in->element[in->type[i]];
+    const double xi = x[MD_VEC * i], yi = x[MD_VEC * i + 1], zi = x[MD_VEC * i + 2], rdr = in->rdr;
+    double fx = 0.0, fy = 0.0, fz = 0.0;
+    for (int k = 0; k < in->near_pairs[i]; k++) { /* within the cutoff, as the density pass found them */
+        const int j = list[k], ej = one_element ? ei : in->element[in->type[j]];
+        const double dx = xi - x[MD_VEC * j], dy = yi - x[MD_VEC * j + 1], dz = zi - x[MD_VEC * j + 2];
+        const double rsq = dx * dx + dy * dy + dz * dz;
+        const double r = sqrt(rsq), recip = 1.0 / r;
+        double p;
+        const size_t m = piece(r, rdr, in->last, &p);
+        const double *z2 = record_of(in, ei, ej, m), *to_j = z2 + COEFFS; /* r phi, the density i gives j */
+        const double phi = value(z2, p) * recip, phip = slope(z2, p, rdr) * recip - phi * recip;
+        const double gives = slope(to_j, p, rdr);
+        const double gets = one_element ? gives : slope(record_of(in, ej, ei, m) + COEFFS, p, rdr);
+        const double fpair = -(fp[i] * gets + fp[j] * gives + phip) * recip;
+        fx += dx * fpair;
+        fy += dy * fpair;
+        fz += dz * fpair;
+        double *fj = f + MD_VEC * (size_t)j;
+        fj[0] -= dx * fpair;
+        fj[1] -= dy * fpair;
+        fj[2] -= dz * fpair;
+        if (want_energy) {
+            *energy += phi;
+            *virial += rsq * fpair;
+        }
+    }
+    double *fi = f + MD_VEC * (size_t)i;
+    fi[0] += fx;
+    fi[1] += fy;
+    fi[2] += fz;
+}
+
+#ifdef __AVX512F__
+#include "eam_avx512.h"
+#define DENSITY(one) (avx512 ? atom_density_avx512(&in, i, rho, one) : atom_density_plain(&in, i, rho, one))
+#define FORCES(one, energy)                                                                                          \
+    (avx512 ? atom_forces_avx512(&in, i, f, one, energy, &pair, &virial)                                             \
+            : atom_forces_plain(&in, i, f, one, energy, &pair, &virial))
+#else
+#define DENSITY(one) atom_density_plain(&in, i, rho, one)
+#define FORCES(one, energy) atom_forces_plain(&in, i, f, one, energy, &pair, &virial)
+#endif
+
 void md_eam_density(md_sim *s)
 {
     md_eam *e = s->eam;
     const md_atoms *a = &s->atoms;
-    const int atoms = a->nlocal + a->nghost;
-    md_copies_prepare(&e->densities, (size_t)atoms);
-    const double *restrict x = a->x;
-    const int *restrict type = a->type, *restrict owned_pairs = e->owned_pairs;
-    const double cutsq = e->cut * e->cut, rdr = 1.0 / e->dr;
+    md_copies_prepare(&e->densities, (size_t)s->nl.sentinel + 1); /* as the forces' copies, below */
+    const pair_inputs in = inputs_of(s);
+    const int one_element = e->nelements == 1, avx512 = s->p.pair_kernel == MD_PAIR_AVX512;
+    (void)avx512;
 #pragma omp parallel
     {
         double *restrict rho = md_copies_mine(&e->densities, e->rho);
 #pragma omp for schedule(static)
-        for (int i = 0; i < a->nlocal; i++) {
-            const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
-            const int ei = e->element[type[i]];
-            const double *xi = x + MD_VEC * (size_t)i;
-            double rho_i = 0.0;
-            for (int k = 0; k < owned_pairs[i]; k++) {
-                const int j = list[k], ej = e->element[type[j]];
-                const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
-                const double rsq = dx * dx + dy * dy + dz * dz;
-                if (rsq >= cutsq) continue;
-                double p;
-                const size_t m = piece(sqrt(rsq), rdr, e->nr - 1, &p) * RECORD + COEFFS;
-                const double to_i = value(pair_of(e, ej, ei) + m, p);
-                rho_i += to_i;
-                rho[j] += ei == ej ? to_i : value(pair_of(e, ei, ej) + m, p);
-            }
-            rho[i] += rho_i;
-        }
+        for (int i = 0; i < a->nlocal; i++) rho[i] += one_element ? DENSITY(1) : DENSITY(0);
     }
     md_copies_sum(&e->densities, e->rho);
 }
@@ -406,50 +499,21 @@ void md_eam_force(md_sim *s, int want_energy)
 {
     md_eam *e = s->eam;
     md_atoms *a = &s->atoms;
-    md_copies_prepare(&e->forces, (size_t)(a->nlocal + a->nghost) * MD_VEC);
-    const double *restrict x = a->x, *restrict fp = e->fp;
-    const int *restrict type = a->type, *restrict owned_pairs = e->owned_pairs;
-    const double cutsq = e->cut * e->cut, rdr = 1.0 / e->dr;
+    /* up to the lists' padding sentinel, the atom after the ghosts: the AVX-512 loop writes it zero forces */
+    md_copies_prepare(&e->forces, (size_t)(s->nl.sentinel + 1) * MD_VEC);
+    const pair_inputs in = inputs_of(s);
+    const int one_element = e->nelements == 1, avx512 = s->p.pair_kernel == MD_PAIR_AVX512;
+    (void)avx512;
     double pair = 0.0, virial = 0.0;
 #pragma omp parallel reduction(+ : pair, virial)
     {
         double *restrict f = md_copies_mine(&e->forces, a->f);
 #pragma omp for schedule(static)
         for (int i = 0; i < a->nlocal; i++) {
-            const int *list = s->nl.neigh + (size_t)i * s->nl.list_stride;
-            const int ei = e->element[type[i]];
-            const double *xi = x + MD_VEC * (size_t)i;
-            double fx = 0.0, fy = 0.0, fz = 0.0;
-            for (int k = 0; k < owned_pairs[i]; k++) {
-                const int j = list[k], ej = e->element[type[j]];
-                const double dx = xi[0] - x[MD_VEC * j], dy = xi[1] - x[MD_VEC * j + 1], dz = xi[2] - x[MD_VEC * j + 2];
-                const double rsq = dx * dx + dy * dy + dz * dz;
-                if (rsq >= cutsq) continue;
-                const double r = sqrt(rsq), recip = 1.0 / r;
-                double p;
-                const size_t m = piece(r, rdr, e->nr - 1, &p) * RECORD;
-                const double *z2 = pair_of(e, ei, ej) + m, *to_j = z2 + COEFFS; /* r phi, the density i gives j */
-                const double phi = value(z2, p) * recip, phip = slope(z2, p, rdr) * recip - phi * recip;
-                const double gives = slope(to_j, p, rdr);
-                const double gets = ei == ej ? gives : slope(pair_of(e, ej, ei) + m + COEFFS, p, rdr);
-                const double psip = fp[i] * gets + fp[j] * gives + phip;
-                const double fpair = -psip * recip;
-                fx += dx * fpair;
-                fy += dy * fpair;
-                fz += dz * fpair;
-                double *fj = f + MD_VEC * (size_t)j;
-                fj[0] -= dx * fpair;
-                fj[1] -= dy * fpair;
-                fj[2] -= dz * fpair;
-                if (want_energy) {
-                    pair += phi;
-                    virial += rsq * fpair;
-                }
-            }
-            double *fi = f + MD_VEC * (size_t)i;
-            fi[0] += fx;
-            fi[1] += fy;
-            fi[2] += fz;
+            if (want_energy)
+                one_element ? FORCES(1, 1) : FORCES(0, 1);
+            else
+                one_element ? FORCES(1, 0) : FORCES(0, 0);
         }
     }
     if (want_energy) {

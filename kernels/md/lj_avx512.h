@@ -3,26 +3,21 @@
  * Why intrinsics here, against the house rule of plain loops: the compiler turns the plain loop's
  * neighbour loads into gathers, and gathers cost most of the force time on the cores we measured
  * (82 vs 150-170 ns/atom-step for the bare loop). Each neighbour's (x, y, z, 0) is instead one
- * aligned 32-byte load; eight such rows are transposed into x, y and z vectors with four inserts,
- * four unpacks and three permutes. Everything after the transpose is the plain loop's arithmetic,
- * expression for expression, with the cutoff test as a mask. Included only when __AVX512F__. */
-#include <immintrin.h>
+ * aligned 32-byte load; eight such rows are transposed into x, y and z vectors (avx512_rows.h).
+ * Everything after the transpose is the plain loop's arithmetic, expression for expression, with the
+ * cutoff test as a mask. Included only when __AVX512F__. */
+#include "avx512_rows.h"
 
 static inline __attribute__((always_inline)) void load_neighbours(const double *restrict x, const int *restrict j,
                                                                   __m512d *xj, __m512d *yj, __m512d *zj)
 {
-    /* rows r_m = (x, y, z, 0) of neighbours j[m]; a_m pairs r_m with r_{m+4} in the two halves */
-    const __m512i take_even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-    const __m512i take_odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-    __m512d a[4];
-    for (int m = 0; m < 4; m++)
-        a[m] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_load_pd(x + MD_VEC * j[m])),
-                                  _mm256_load_pd(x + MD_VEC * j[m + 4]), 1);
-    const __m512d xz01 = _mm512_unpacklo_pd(a[0], a[1]), yw01 = _mm512_unpackhi_pd(a[0], a[1]);
-    const __m512d xz23 = _mm512_unpacklo_pd(a[2], a[3]), yw23 = _mm512_unpackhi_pd(a[2], a[3]);
-    *xj = _mm512_permutex2var_pd(xz01, take_even, xz23);
-    *zj = _mm512_permutex2var_pd(xz01, take_odd, xz23);
-    *yj = _mm512_permutex2var_pd(yw01, take_even, yw23);
+    const double *row[8];
+    for (int m = 0; m < 8; m++) row[m] = x + MD_VEC * j[m]; /* (x, y, z, 0) */
+    __m512d col[4];
+    rows8x4(row, col);
+    *xj = col[0];
+    *yj = col[1];
+    *zj = col[2];
 }
 
 static inline __attribute__((always_inline)) void atom_forces_avx512(const pair_inputs *in, int i,

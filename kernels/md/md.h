@@ -148,8 +148,8 @@ typedef enum {
  * the parallel region, prepare for `length` doubles; in it, each thread takes its zeroed copy (thread 0: the
  * array itself; a barrier); after it, the copies are summed into the array. */
 typedef struct {
-    double *data;
-    size_t cap, length;
+    double *data; /* 64-byte aligned, as the atoms' own arrays are */
+    size_t cap, length, stride;
     int threads;
 } md_copies;
 void md_copies_prepare(md_copies *c, size_t length);

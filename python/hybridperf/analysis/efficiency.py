@@ -172,6 +172,9 @@ def _communicating(times: RoleTimes, nodes: int) -> Summary:
 def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str] = frozenset()) -> list[Row]:
     """One row per (problem, node count) that has at least one role measured; `ignored` parameters
     (those a spec sets per configuration) do not distinguish problems."""
+    if any("comm" not in r["profile"] for r in runs if r.get("profile")):
+        raise MissingRuns("some runs carry no MPI counts (an app run with profile_mpi: false): the parameters need "
+                          "the point-to-point messages")
     times = role_times(runs, cores_per_node, ignored)
     nt = cores_per_node
     rows = []

@@ -80,6 +80,11 @@ class Section:
     def title(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "all runs"
 
+    @property
+    def has_comm(self) -> bool:
+        """Whether its runs carry MPI counts (an app's runs may not)."""
+        return any("comm" in r["profile"] for p in self.points for r in p.runs)
+
 
 def steps_of(profile: dict[str, Any]) -> int:
     kernel_data = profile.get(profile["kernel"], {})
@@ -96,13 +101,15 @@ def region_seconds(name: str):
 
 
 def class_seconds(cls: str):
-    return lambda p: p["comm"][cls]["time"]["avg"]
+    return lambda p: p["comm"][cls]["time"]["avg"] if "comm" in p else None
 
 
 def per_step(path: tuple[str, ...]):
     """A communication counter per step: ('p2p', 'bytes_per_rank', 'avg') etc."""
 
-    def extract(p: dict[str, Any]) -> float:
+    def extract(p: dict[str, Any]) -> float | None:
+        if "comm" not in p:
+            return None  # an app run without MPI counts
         value: Any = p["comm"]
         for key in path:
             value = value[key]

@@ -53,6 +53,8 @@ def study(
         st = spec.load(spec_file, cores_per_node=_node_cores, backend=backend)
         directory = results or Path(st.results)
         runner = _backend(st, directory)
+        if st.app is not None:
+            runner.launch(expand(st)[0])  # the program and the counting library exist, before anything runs
         if dry_run:
             plans = expand(st)
             for plan in plans:

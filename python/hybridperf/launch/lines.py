@@ -82,7 +82,7 @@ def validate(config: Configuration) -> list[str]:
     return warnings
 
 
-def _omp_env(config: Configuration) -> dict[str, str]:
+def omp_env(config: Configuration) -> dict[str, str]:
     env = {"OMP_NUM_THREADS": str(config.threads)}
     if config.oversubscribed:
         env["OMP_PROC_BIND"] = "false"
@@ -148,19 +148,21 @@ def build_launch(
     hostfile: str | None = None,
     launcher: str | None = None,
     srun_mpi: str | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> Launch:
     """The launch line for `program` (binary and arguments) under `config`.
 
     `launcher` replaces the launcher's name (e.g. mpiexec.mpich); `hostfile` is needed for more
     than one node outside Slurm; `srun_mpi` is srun's --mpi plugin (e.g. pmix, which Debian's
-    Open MPI needs; default: the site's MpiDefault).
+    Open MPI needs; default: the site's MpiDefault); `extra_env` is exported to every rank besides
+    OMP_* (an interposed library's LD_PRELOAD).
     """
     if flavor not in FLAVORS:
         raise LaunchError(f"unknown launcher '{flavor}': use one of {', '.join(FLAVORS)}")
     warnings = validate(config)
     if config.nodes > 1 and flavor != "slurm" and not hostfile:
         raise LaunchError(f"{config.nodes} nodes need a hostfile with {flavor}, or run under Slurm")
-    env = _omp_env(config)
+    env = {**omp_env(config), **(extra_env or {})}
     if flavor == "openmpi":
         cmd = _openmpi(config, env, as_root, hostfile)
     elif flavor == "mpich":

@@ -66,8 +66,9 @@ def prepare(
     )
 
 
-def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: float | None = None) -> RunOutcome:
-    """Runs the launch line; the kernel's stdout streams through when echo is on.
+def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: float | None = None,
+            output: Path | None = None, cwd: Path | None = None) -> RunOutcome:
+    """Runs the launch line; the kernel's stdout streams through when echo is on, or goes to `output`.
 
     The launcher runs in its own process group, so a timeout or Ctrl-C stops every rank, not just
     mpirun; on Ctrl-C the group is killed and KeyboardInterrupt propagates. A profile left by an
@@ -76,8 +77,9 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
     profile_path.unlink(missing_ok=True)
     env = {**os.environ, **launch.env}
     started = time.monotonic()
-    proc = subprocess.Popen(launch.command, env=env, stdout=None if echo else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    sink = output.open("w") if output else None
+    proc = subprocess.Popen(launch.command, env=env, stdout=sink or (None if echo else subprocess.DEVNULL),
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=cwd)
     timed_out = False
     try:
         _, stderr = proc.communicate(timeout=timeout)
@@ -89,6 +91,9 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
         _stop(proc)
         proc.wait()
         raise
+    finally:
+        if sink:
+            sink.close()
     loaded = profile.load(profile_path) if profile_path.exists() and not timed_out else None
     return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out,
                       time.monotonic() - started)

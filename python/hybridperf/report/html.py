@@ -36,6 +36,7 @@ SECTION_PARTS: list[tuple[Callable[[Section], bytes | None] | None, Callable[[Se
     (plots.imbalance, imbalance_table),
     (None, figures_table),
 ]
+NEEDS_COMM = {plots.comm_classes, plots.bytes_per_step}  # parts drawn from the MPI counts, which an app may lack
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.85em}
@@ -130,6 +131,9 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
     for s in sections:
         parts.append(f"<h2>{html.escape(s.title())}</h2>")
         for figure, table in SECTION_PARTS:
+            if figure in NEEDS_COMM and not s.has_comm:
+                parts.append("<p>No MPI counts for these runs (profile_mpi: false, or launch: self).</p>")
+                continue
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(_html_table(table(s)))
         parts.append("<h3>Models</h3>" + "".join(_html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"

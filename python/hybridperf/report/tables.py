@@ -222,6 +222,8 @@ def model_tables(s: Section, cores_per_node: int) -> list[Table]:
     Extra-P-style PMNF fit of each configuration's loop time."""
     tables = []
     for name in study_models.MODELS:
+        if not s.has_comm and study_models.MODELS[name][1] not in ("total", "communication"):
+            continue  # a communication class's model needs the MPI counts
         for held_out in (True, False):
             tables.append(_model_table(s, study_models.evaluate(s, cores_per_node, name, held_out)))
     ahead = study_models.outlook(s, cores_per_node)

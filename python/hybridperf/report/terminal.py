@@ -35,7 +35,7 @@ def comm_table(p: dict[str, Any]) -> Table:
     table = Table(title="Communication in the measured loop")
     for col in ("class", "messages", "bytes", "bytes/rank", "max [s]"):
         table.add_column(col, justify="left" if col == "class" else "right")
-    for name, c in p["comm"].items():
+    for name, c in p.get("comm", {}).items():
         table.add_row(
             name, str(c["messages"]), _bytes(c["bytes"]), _bytes(c["bytes_per_rank"]["avg"]),
             _seconds(c["time"]["max"]),

@@ -43,7 +43,7 @@ def lines(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if name != "total":
                 out.append({"params": params, "callpath": f"{root}->{name}", "metric": "time",
                             "value": region["time"]["avg"]})
-        for cls, c in p["comm"].items():
+        for cls, c in p.get("comm", {}).items():
             for metric, value in (("time", c["time"]["avg"]), ("bytes", c["bytes"]), ("messages", c["messages"])):
                 out.append({"params": params, "callpath": f"{root}->MPI/{cls}", "metric": metric, "value": value})
     return out

@@ -20,7 +20,7 @@ def metrics(profile: dict[str, Any]) -> dict[str, float]:
         for stat in ("min", "avg", "max"):
             out[f"region.{name}.{stat}"] = r["time"][stat]
         out[f"region.{name}.imbalance"] = r["imbalance"]
-    for cls, c in profile["comm"].items():
+    for cls, c in profile.get("comm", {}).items():  # an app run without MPI counts has none
         for key in ("calls", "messages", "bytes"):
             out[f"comm.{cls}.{key}"] = c[key]
         out[f"comm.{cls}.time.max"] = c["time"]["max"]

@@ -38,8 +38,8 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
         if study.backend == "local" and p.nodes > 1:
             raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; the local "
                                "backend has one (use backend: slurm)")
-    if not kernels.checks_decomposition(study.kernel):
-        return
+    if study.app is not None or not kernels.checks_decomposition(study.kernel):
+        return  # an app's own decomposition cannot be asked in advance
     for params in combinations(study):
         for config in study.configurations:
             mine = [p for p in points if p.configuration == config]

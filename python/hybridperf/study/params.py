@@ -39,6 +39,8 @@ def check_value(option: dict[str, Any], value: Any) -> str | None:
     elif kind == "int3":
         ok = isinstance(value, list) and len(value) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
                                                                   for v in value)
+    elif kind == "value":  # an app's parameter: any one scalar
+        ok = isinstance(value, (str, int, float, bool)) and value != ""
     elif kind == "list":
         ok = (isinstance(value, list) and value and all(isinstance(v, (str, int)) and str(v) != "" for v in value)) \
             or (isinstance(value, str) and value != "")

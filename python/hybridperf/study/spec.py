@@ -23,14 +23,16 @@ from typing import Any, Callable
 
 import yaml
 
+from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
 from hybridperf.shapes import NAMED_CONFIGURATIONS, Design, is_configuration
 from hybridperf.study import feasibility, params as options
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
-    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy",
+    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy", "app",
 }
+APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
 BACKENDS = ("local", "slurm")
 
@@ -58,6 +60,14 @@ class Study:
     description: str = ""
     wait_policy: str | None = None  # OMP_WAIT_POLICY for every run; None: the launcher's default
     configuration_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per configuration
+    app: dict[str, Any] | None = None  # kernel: app, its validated `app:` block as written
+
+    @property
+    def app_spec(self) -> AppSpec:
+        """The `app:` block of a `kernel: app` study (it was validated when the spec was read)."""
+        if self.app is None:
+            raise ValueError(f"study {self.name} runs kernel {self.kernel}, not an app")
+        return parse_app(self.app, set(self.params) | {k for g in self.zip for k in g}, _invalid_stored_app)
 
     @property
     def design(self) -> Design:
@@ -71,6 +81,10 @@ class Study:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def _invalid_stored_app(path: tuple, message: str) -> ValueError:
+    return ValueError(f"the stored app block is not valid (app.{'.'.join(map(str, path))}): {message}")
 
 
 def from_dict(d: dict[str, Any]) -> Study:
@@ -158,8 +172,12 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise ctx.error(("study",), "study must be a name of letters, digits, '.', '_' or '-'")
     kernel = data["kernel"]
-    if kernel not in kernels.KERNELS:
-        raise ctx.error(("kernel",), f"unknown kernel '{kernel}': available are {', '.join(kernels.KERNELS)}")
+    if kernel not in (*kernels.KERNELS, APP):
+        raise ctx.error(("kernel",), f"unknown kernel '{kernel}': available are {', '.join(kernels.KERNELS)}, or "
+                                     f"{APP} for your own program")
+    if ("app" in data) != (kernel == APP):
+        raise ctx.error(("app",) if "app" in data else ("kernel",), "an app: block goes with kernel: app, and only "
+                                                                     "with it")
 
     backend = data.get("backend", "local")
     if backend not in BACKENDS:
@@ -181,8 +199,12 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     else:
         raise ctx.error((), "cores_per_node is needed (the machine's core count is not known here)")
 
-    table = {o["name"]: o for o in kernels.options(kernel)}
+    table = {} if kernel == APP else {o["name"]: o for o in kernels.options(kernel)}
     params, zips = _validate_params(data, ctx, kernel, table)
+    if kernel == APP:
+        parse_app(data["app"], set(params) | {k for g in zips for k in g}, lambda path, m: ctx.error(("app", *path), m))
+        if backend != "local":
+            raise ctx.error(("backend",), "kernel: app runs on the local backend only (Slurm: not built yet)")
     configurations, configuration_params = _validate_configurations(data, ctx, kernel, table)
     given = set(params) | {k for group in zips for k in group}
     for option in table.values():
@@ -206,8 +228,19 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
         nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
         results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm,
         description=str(data.get("description", "")), wait_policy=wait_policy,
-        configuration_params=configuration_params,
+        configuration_params=configuration_params, app=data.get("app"),
     )
+
+
+def _option(table: dict[str, dict], kernel: str, key: Any, error: Callable[[str], Exception]) -> dict:
+    """The kernel option a spec key names; for an app, any name is a parameter (its command's placeholder)."""
+    if kernel != APP:
+        return options.lookup(table, kernel, key, error)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)) or str(key) in {"ranks", "threads", "ranks_per_node",
+                                                                              "nodes"}:
+        raise error(f"app parameter '{key}' must be a name of letters, digits and '_', and not ranks, threads, "
+                    "ranks_per_node or nodes (hybridperf sets those)")
+    return {"name": str(key), "type": "value", "min": None}
 
 
 def _alternatives(ctx: Context, path: tuple, option: dict, value: Any) -> list[Any]:
@@ -229,7 +262,7 @@ def _validate_params(data: dict, ctx: Context, kernel: str,
         raise ctx.error(("params",), "params must be a mapping of kernel options to values or lists of values")
     params: dict[str, list[Any]] = {}
     for key, value in raw.items():
-        option = options.lookup(table, kernel, key, lambda m, k=key: ctx.error(("params", k), m))
+        option = _option(table, kernel, key, lambda m, k=key: ctx.error(("params", k), m))
         params[option["name"]] = _alternatives(ctx, ("params", key), option, value)
     zips = []
     raw_zip = data.get("zip", []) or []
@@ -241,7 +274,7 @@ def _validate_params(data: dict, ctx: Context, kernel: str,
         converted = {}
         for key, value in group.items():
             where = ("zip", g, key)
-            option = options.lookup(table, kernel, key, lambda m, w=where: ctx.error(w, m))
+            option = _option(table, kernel, key, lambda m, w=where: ctx.error(w, m))
             name = option["name"]
             if name in params or any(name in z for z in zips):
                 raise ctx.error(where, f"{name} is swept twice (params and zip, or two zip groups)")
@@ -272,7 +305,7 @@ def _validate_configurations(data: dict, ctx: Context, kernel: str,
                 raise ctx.error(where, "a configuration with parameters is `NAME: {option: value}`")
             entry, raw_params = next(iter(entry.items()))
             for key, value in raw_params.items():
-                option = options.lookup(table, kernel, key, lambda m, w=where: ctx.error(w, m))
+                option = _option(table, kernel, key, lambda m, w=where: ctx.error(w, m))
                 problem = options.check_value(option, value)
                 if problem:
                     raise ctx.error(where, problem)
@@ -286,8 +319,9 @@ def _validate_configurations(data: dict, ctx: Context, kernel: str,
         names.append(name)
         if own:
             per_config[name] = own
-    swept = {options.option_name(k) for k in data.get("params") or {}} | \
-        {options.option_name(k) for g in data.get("zip") or [] if isinstance(g, dict) for k in g}
+    name_of = str if kernel == APP else options.option_name
+    swept = {name_of(k) for k in data.get("params") or {}} | \
+        {name_of(k) for g in data.get("zip") or [] if isinstance(g, dict) for k in g}
     for name, own in per_config.items():
         clash = sorted(k for k in own if k in swept)
         if clash:

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from hybridperf.app import run as app_run
 from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration, Launch
 from hybridperf.store.db import RunRecord
@@ -20,17 +21,26 @@ class LocalBackend:
     def __init__(self, study: Study, results: Path):
         self.study, self.results = study, results
 
+    def config(self, plan: RunPlan) -> Configuration:
+        return Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
+                             oversubscribe=self.study.oversubscribe, wait_policy=self.study.wait_policy)
+
     def launch(self, plan: RunPlan) -> Launch:
-        config = Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
-                               oversubscribe=self.study.oversubscribe, wait_policy=self.study.wait_policy)
-        return runner.prepare(plan.kernel, config, plan.kernel_args(), profile_path(self.results, plan))
+        path = profile_path(self.results, plan)
+        if self.study.app is not None:
+            return app_run.prepare(self.study, plan, self.config(plan), path)
+        return runner.prepare(plan.kernel, self.config(plan), plan.kernel_args(), path)
 
     def launch_line(self, plan: RunPlan) -> str:
         return self.launch(plan).shell()
 
     def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None:
         for plan in plans:
-            launch = self.launch(plan)
             started = time.time()
-            outcome = runner.execute(launch, profile_path(self.results, plan), timeout=self.study.timeout)
+            path = profile_path(self.results, plan)
+            if self.study.app is not None:
+                launch, outcome = app_run.run(self.study, plan, self.config(plan), path)
+            else:
+                launch = self.launch(plan)
+                outcome = runner.execute(launch, path, timeout=self.study.timeout)
             done(record(plan, self.study, self.name, launch.shell(), outcome, started))

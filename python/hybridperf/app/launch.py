@@ -1,0 +1,105 @@
+"""How a run of the user's program is launched: its command with the placeholders filled, the program found, the
+MPI library and OpenMP runtime it is linked with (ldd), and the launch line. `mpi`: hybridperf's own line for that
+MPI, binding and OMP_* as for the kernels, with the counting library preloaded; `self`: the program alone (it
+starts its own ranks or threads), on the run's CPUs (taskset) with OMP_*."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from hybridperf.app.spec import AppSpec
+from hybridperf.launch import kernels
+from hybridperf.launch.lines import Configuration, Launch, build_launch, omp_env
+from hybridperf.study.expand import RunPlan
+
+MPI_PROFILE = "HYBRIDPERF_MPI_PROFILE"  # where libhybridperf-mpi.so writes its counts (docs/pmpi.md)
+
+
+class AppError(ValueError):
+    """The program cannot be run as the spec says; one line."""
+
+
+def command_of(app: AppSpec, plan: RunPlan) -> list[str]:
+    """The command with {ranks}, {threads}, {ranks_per_node}, {nodes} and the run's parameters filled in."""
+    values = {"ranks": plan.ranks, "threads": plan.threads, "ranks_per_node": plan.ranks_per_node,
+              "nodes": plan.nodes, **plan.params}
+    return [word.format(**values) for word in app.command]
+
+
+def program_path(word: str) -> Path:
+    """The executable the command's first word names (a path, or a name on PATH)."""
+    found = shutil.which(word) if "/" not in word else word
+    path = Path(found) if found else None
+    if path is None or not path.exists():
+        raise AppError(f"program not found: {word}" + ("" if "/" in word else " (not on PATH)"))
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise AppError(f"program is not an executable file: {path}")
+    return path.resolve()
+
+
+def linked(binary: Path) -> str:
+    """ldd's view of the binary (empty for a static or non-ELF program)."""
+    result = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
+    return result.stdout if result.returncode == 0 else ""
+
+
+def mpi_flavor(libraries: str) -> str | None:
+    """openmpi or mpich, from the libraries the program loads; None: not linked with MPI."""
+    if re.search(r"libmpi\.so\.\d", libraries):
+        return "openmpi"
+    if re.search(r"libmpich\.so|libmpi\.so\.12", libraries):
+        return "mpich"
+    return None
+
+
+def openmp_runtime(libraries: str) -> str:
+    for name, runtime in (("libgomp", "libgomp"), ("libomp.so", "libomp"), ("libiomp5", "libiomp5")):
+        if name in libraries:
+            return runtime
+    return "none"
+
+
+def counting_library(flavor: str) -> Path | None:
+    """libhybridperf-mpi.so built for that MPI, or None."""
+    directory = kernels.bin_dir()
+    path = (directory.parent if directory else kernels.REPO_ROOT / "build") / "lib" / flavor / "libhybridperf-mpi.so"
+    return path if path.is_file() else None
+
+
+@dataclass(frozen=True)
+class AppLaunch:
+    launch: Launch
+    mpi: str  # openmpi | mpich | none
+    openmp_runtime: str  # libgomp | libomp | libiomp5 | none
+
+
+def launch_of(app: AppSpec, plan: RunPlan, config: Configuration, counts: Path) -> AppLaunch:
+    """The launch of one run; `counts` is where the counting library writes. AppError when the program or the
+    counting library is missing."""
+    argv = command_of(app, plan)
+    binary = program_path(argv[0])
+    libraries = linked(binary)
+    runtime = openmp_runtime(libraries)
+    if app.launch == "self":
+        cpus = plan.ranks_per_node * plan.threads
+        return AppLaunch(Launch(["taskset", "--cpu-list", f"0-{cpus - 1}", *argv], omp_env(config), []), "none",
+                         runtime)
+    flavor = mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under the launcher
+    extra = {}
+    if app.profile_mpi:
+        if mpi_flavor(libraries) is None:
+            raise AppError(f"{binary} is not linked with an MPI library (ldd): set profile_mpi: false to run it "
+                           "without counting MPI")
+        library = counting_library(flavor)
+        if library is None:
+            raise AppError(f"libhybridperf-mpi.so for {flavor} is not built: run `make build` (needs {flavor}'s "
+                           "development files)")
+        extra = {"LD_PRELOAD": str(library), MPI_PROFILE: str(counts)}
+    launch = build_launch(config, flavor, argv, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
+                          launcher=kernels.launcher_for(flavor), extra_env=extra)
+    return AppLaunch(launch, flavor, runtime)

@@ -1,0 +1,71 @@
+"""The profile of one run of the user's program, made by hybridperf from what the run left: its output (figures,
+the output check, its own timing table), the MPI library's counts (libhybridperf-mpi.so's file, when it was
+loaded) and what hybridperf knows of the launch. Shaped as a kernel's profile (profile-1.schema.json), so the
+store, the report and the models take it unchanged; what cannot be known is said ("unknown"), never invented.
+Without the MPI library's counts the profile has no `comm` member. Pure."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hybridperf.app.parsers import PARSERS, region
+from hybridperf.app.spec import AppSpec
+
+SCHEMA = "hybridperf.profile/1"
+
+
+class FigureMissing(ValueError):
+    """A figure the spec names (or the run's time) that the run's output does not show."""
+
+
+def figures(app: AppSpec, text: str, source: str) -> list[dict[str, Any]]:
+    """Every figure's value (None where an optional one is absent); FigureMissing for a required one."""
+    found = []
+    for rule in app.figures:
+        value = rule.read(text)
+        if value is None and rule.name in app.required:
+            raise FigureMissing(f"figure {rule.name} not found in {source}: its pattern {rule.pattern!r} matches "
+                                "nothing there")
+        found.append({"name": rule.name, "value": value, "unit": rule.unit, "better": rule.better})
+    return found
+
+
+def regions(app: AppSpec, text: str, loop_time: float) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The program's own timing table as regions, with `total` the run's time; and their groups."""
+    own = PARSERS[app.parser].regions(text) if app.parser else {}
+    communication = [name for name in own if app.parser and name in PARSERS[app.parser].communication]
+    groups = {"computation": [name for name in own if name not in communication], "communication": communication}
+    return {**own, "total": region(loop_time, loop_time, loop_time)}, groups
+
+
+def build(app: AppSpec, *, text: str, source: str, command: list[str], start_time: str, host: str, ranks: int,
+          threads: int, ranks_per_node: int, nodes: int, environment: dict[str, str], params: dict[str, Any],
+          mpi: dict[str, Any] | None, mpi_library: str, openmp_runtime: str) -> dict[str, Any]:
+    """The run's profile; FigureMissing when its output lacks a required figure."""
+    values = figures(app, text, source)
+    loop_time = next(f["value"] for f in values if f["name"] == app.loop_time)
+    own_regions, groups = regions(app, text, loop_time)
+    checks = {}
+    if app.check:
+        passed = re.search(app.check, text, re.MULTILINE) is not None
+        checks["output_check"] = {"value": float(passed), "expected": 1.0, "tolerance": 0.0, "pass": passed}
+    level = (mpi or {}).get("thread_level", {"requested": "unknown", "provided": "unknown"})
+    profile: dict[str, Any] = {
+        "schema": SCHEMA, "kernel": "app", "kernel_version": command[0],
+        "build": {"compiler": "unknown", "flags": "", "mpi_library": (mpi or {}).get("mpi_library", mpi_library),
+                  "mpi_standard": "unknown", "openmp_version": 0, "openmp_runtime": openmp_runtime,
+                  "git_revision": "unknown"},
+        "run": {"command": command, "start_time": start_time, "hosts": [host], "ranks": ranks,
+                "threads_per_rank": threads, "ranks_per_node": ranks_per_node, "nodes": nodes,
+                "mpi_thread_level": level, "environment": environment, "affinity": []},
+        "params": params, "status": "ok" if all(c["pass"] for c in checks.values()) else "check-failed",
+        "checks": checks, "figures_of_merit": values, "regions": own_regions, "region_groups": groups,
+    }
+    if mpi is not None:
+        profile["comm"] = mpi["comm"]
+        profile["app"] = {"counting": mpi.get("counting"), "openmp_tool": mpi.get("openmp_tool", "unavailable")}
+        parallel = {f"omp_{name}": r for name, r in mpi.get("regions", {}).items()}  # OMPT's parallel regions
+        profile["regions"].update(parallel)
+        groups["computation"] += list(parallel)
+    return profile

@@ -1,0 +1,136 @@
+"""The `app:` block of a study spec (`kernel: app`), validated into an AppSpec. Pure.
+
+    app:
+      command: [lmp, -in, in.lj, -var, x, "{size}", -sf, omp, -pk, omp, "{threads}"]
+      launch: mpi          # mpi: hybridperf's launch line; self: the program starts its own ranks/threads
+      parser: lammps       # ready-made figures and regions: lammps | gromacs (optional)
+      figures:             # the program's own figures of merit, each read by a regular expression
+        atoms: {regex: 'with (?P<value>\\d+) atoms', unit: atoms, better: higher}
+      loop_time: loop_time # which figure is the run's time (default: the parser's)
+      check: 'Total wall time'   # a pattern a correct run prints (default: the parser's; none: exit status)
+      profile_mpi: true    # count MPI by class with libhybridperf-mpi.so (launch: mpi only; default true)
+
+Placeholders in the command: {ranks}, {threads}, {ranks_per_node}, {nodes}, and every study parameter by its
+name. `error(path, message)` raises the spec's own error with the line of `path` under `app`."""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from hybridperf.app.parsers import PARSERS, FigureRule
+
+KEYS = {"command", "launch", "parser", "figures", "loop_time", "check", "profile_mpi"}
+FIGURE_KEYS = {"regex", "unit", "better", "scale"}
+LAUNCHES = ("mpi", "self")
+PLACEHOLDERS = {"ranks", "threads", "ranks_per_node", "nodes"}
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    command: tuple[str, ...]
+    launch: str
+    parser: str | None
+    figures: tuple[FigureRule, ...]  # the parser's, then the spec's own (which replace a parser's of the same name)
+    loop_time: str
+    check: str | None
+    profile_mpi: bool
+    required: frozenset[str]  # figures a run must print: its time and every figure the spec names itself
+
+
+Error = Callable[[tuple, str], Exception]
+
+
+def fields(command: tuple[str, ...]) -> set[str]:
+    """The placeholder names a command uses."""
+    names = set()
+    for word in command:
+        names |= {name for _, name, _, _ in string.Formatter().parse(word) if name is not None}
+    return names
+
+
+def _regex(value: Any, path: tuple, error: Error, named: bool) -> str:
+    if not isinstance(value, str) or not value:
+        raise error(path, "a regular expression (a non-empty string) is needed")
+    try:
+        compiled = re.compile(value, re.MULTILINE)
+    except re.error as err:
+        raise error(path, f"not a valid regular expression: {err}") from None
+    if named and "value" not in compiled.groupindex:
+        raise error(path, "the expression needs a named group (?P<value>...) holding the number")
+    return value
+
+
+def _figure(name: str, raw: Any, error: Error) -> FigureRule:
+    path = ("figures", name)
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise error(path, f"figure name '{name}' must be lower case letters, digits and '_'")
+    if isinstance(raw, str):
+        raw = {"regex": raw}
+    if not isinstance(raw, dict):
+        raise error(path, "a figure is {regex: ..., unit: ..., better: lower|higher}")
+    unknown = set(raw) - FIGURE_KEYS
+    if unknown:
+        raise error(path + (sorted(unknown)[0],), f"unknown figure key '{sorted(unknown)[0]}': use "
+                                                  f"{', '.join(sorted(FIGURE_KEYS))}")
+    better = raw.get("better", "lower")
+    if better not in ("lower", "higher"):
+        raise error(path + ("better",), f"better must be lower or higher, got {better!r}")
+    scale = raw.get("scale", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or scale <= 0:
+        raise error(path + ("scale",), f"scale must be a number above 0, got {scale!r}")
+    return FigureRule(name, _regex(raw.get("regex"), path + ("regex",), error, True), str(raw.get("unit", "")),
+                      better, float(scale))
+
+
+def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
+    """The validated block; `params` are the study's parameter names (the placeholders they fill)."""
+    if not isinstance(raw, dict):
+        raise error((), "kernel: app needs an app: block (command, launch, figures ...; see docs/apps.md)")
+    for key in raw:
+        if key not in KEYS:
+            raise error((key,), f"unknown app key '{key}': use {', '.join(sorted(KEYS))}")
+    command = raw.get("command")
+    if not isinstance(command, list) or not command or not all(isinstance(w, (str, int, float)) for w in command):
+        raise error(("command",), "command is the program and its arguments as a YAML list (never one shell "
+                                  "string): [lmp, -in, in.lj]")
+    command = tuple(str(w) for w in command)
+    try:
+        used = fields(command)
+    except ValueError as err:
+        raise error(("command",), f"bad placeholder: {err}") from None
+    unknown = sorted(used - PLACEHOLDERS - params)
+    if unknown:
+        raise error(("command",), f"placeholder {{{unknown[0]}}} is neither one of {', '.join(sorted(PLACEHOLDERS))} "
+                                  "nor a study parameter")
+    launch = raw.get("launch", "mpi")
+    if launch not in LAUNCHES:
+        raise error(("launch",), f"launch must be mpi or self, got {launch!r}")
+    parser = raw.get("parser")
+    if parser is not None and parser not in PARSERS:
+        raise error(("parser",), f"unknown parser '{parser}': ready-made are {', '.join(PARSERS)}")
+    own = raw.get("figures", {}) or {}
+    if not isinstance(own, dict):
+        raise error(("figures",), "figures is a mapping of names to {regex, unit, better}")
+    rules = {f.name: f for f in PARSERS[parser].figures} if parser else {}
+    rules.update({name: _figure(str(name), value, error) for name, value in own.items()})
+    if not rules:
+        raise error(("figures",), "no figures: give a parser, or figures with at least the run's time")
+    loop_time = raw.get("loop_time", PARSERS[parser].loop_time if parser else None)
+    if loop_time is None and len(rules) == 1:
+        loop_time = next(iter(rules))
+    if loop_time not in rules:
+        raise error(("loop_time",), f"loop_time names the figure that is the run's time: one of {', '.join(rules)}")
+    check = raw.get("check", PARSERS[parser].check if parser else None)
+    if check is not None:
+        check = _regex(check, ("check",), error, False)
+    profile_mpi = raw.get("profile_mpi", launch == "mpi")
+    if not isinstance(profile_mpi, bool):
+        raise error(("profile_mpi",), "profile_mpi must be true or false")
+    if profile_mpi and launch != "mpi":
+        raise error(("profile_mpi",), "profile_mpi needs launch: mpi (a program that starts its own ranks is not "
+                                      "launched through MPI's launcher)")
+    return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
+                   frozenset({loop_time, *map(str, own)}))

@@ -1,0 +1,138 @@
+"""Studies of the user's own program (kernel: app): the app: block, LAMMPS's output read, every run stored with
+its figures and its own timing table, the report written, and bad input as one clear line or a failed run."""
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hybridperf.app.parsers import lammps_regions
+from hybridperf.study import spec
+
+HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
+REPO = Path(__file__).resolve().parents[1]
+INPUT = REPO / "studies" / "inputs" / "lj-melt.lmp"
+needs_lammps = pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed: apt-get install "
+                                                                      "lammps")
+
+
+def app_spec(results: Path, app: str, params: str = "cells: 1\n  steps: 40", cores: str = "[1, 2]") -> str:
+    return (f"study: lj\nkernel: app\napp:\n{app}\nparams:\n  {params}\nconfigurations: [pure-mpi]\n"
+            f"cores: {cores}\nrepeats: 1\nresults: {results}\n")
+
+
+LAMMPS = f"""  command: [lmp, -in, {INPUT}, -var, cells, "{{cells}}", -var, steps, "{{steps}}", -log, none]
+  parser: lammps
+  profile_mpi: false"""
+
+
+def study(path: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*HYBRIDPERF, "study", str(path), *extra], capture_output=True, text=True, timeout=600)
+
+
+def runs(results: Path) -> list[dict]:
+    db = sqlite3.connect(results / "results.db")
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute("SELECT * FROM runs ORDER BY ranks")]
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("app, message", [
+    ("  command: lmp -in in.lj", "command is the program and its arguments as a YAML list"),
+    ("  command: [lmp, '{size}']\n  parser: lammps", "placeholder {size} is neither"),
+    ("  command: [lmp]\n  parser: lammps\n  colour: red", "unknown app key 'colour'"),
+    ("  command: [lmp]\n  figures:\n    t: {regex: 'took (\\d+)'}", "needs a named group (?P<value>"),
+    ("  command: [lmp]\n  figures:\n    t: {regex: 'took ('}", "not a valid regular expression"),
+    ("  command: [lmp]\n  launch: slurm\n  parser: lammps", "launch must be mpi or self"),
+    ("  command: [lmp]\n  launch: self\n  parser: lammps\n  profile_mpi: true", "profile_mpi needs launch: mpi"),
+    ("  command: [lmp]", "no figures"),
+])
+def test_bad_app_blocks_name_their_line(tmp_path, app, message):
+    with pytest.raises(spec.SpecError) as err:
+        spec.parse(app_spec(tmp_path, app, params="cells: 1"), "s.yaml", cores_per_node=2)
+    assert message in str(err.value) and str(err.value).startswith("s.yaml:")
+
+
+def test_lammps_timing_table_becomes_regions():
+    text = """Loop time of 0.49 on 2 procs for 100 steps with 32000 atoms
+
+MPI task timing breakdown:
+Section |  min time  |  avg time  |  max time  |%varavg| %total
+---------------------------------------------------------------
+Pair    | 0.3685     | 0.3779     | 0.3873     |   1.5 | 77.01
+Comm    | 0.011485   | 0.021257   | 0.031029   |   6.7 |  4.33
+Other   |            | 0.001083   |            |       |  0.22
+
+Nlocal:        16000.0 ave       16001 max       15999 min
+"""
+    regions = lammps_regions(text)
+    assert list(regions) == ["pair", "comm", "other"]
+    assert regions["comm"]["time"]["min"] == 0.011485 and regions["comm"]["time"]["max"] == 0.031029
+    assert regions["comm"]["imbalance"] == pytest.approx(0.031029 / 0.021257 - 1)
+    assert regions["other"]["time"]["avg"] == regions["other"]["time"]["max"] == 0.001083
+
+
+@needs_lammps
+def test_lammps_study_stores_every_run_with_its_figures_and_regions(tmp_path):
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS))
+    out = study(path)
+    assert out.returncode == 0, out.stderr
+    stored = runs(results)
+    assert [(r["ranks"], r["status"]) for r in stored] == [(1, "ok"), (2, "ok")]
+    for r in stored:
+        profile = json.loads((results / r["profile_path"]).read_text())
+        output = (results / "outputs" / f"{r['run_key']}.out").read_text()
+        assert f"Loop time of {r['loop_time']:g} on {r['ranks']} procs for 40 steps with 32000 atoms" in output
+        assert {"pair", "neigh", "comm", "modify", "other", "total"} <= set(profile["regions"])
+        assert profile["region_groups"]["communication"] == ["comm"]
+        assert profile["run"]["ranks"] == r["ranks"] and profile["checks"]["output_check"]["pass"]
+        assert "comm" not in profile  # profile_mpi: false: no MPI counts, and none invented
+    assert (results / "report.html").exists()
+
+
+@needs_lammps
+def test_a_figure_that_never_matches_is_a_failed_run_naming_it(tmp_path):
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS + "\n  figures:\n    energy: {regex: 'Energy is (?P<value>\\S+)'}",
+                             cores="[1]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert run["status"] == "failed"
+    assert "figure energy not found in" in run["stderr"] and f"{run['run_key']}.out" in run["stderr"]
+    assert not Path(results / "profiles" / f"{run['run_key']}.json").exists()
+
+
+@needs_lammps
+def test_a_crashing_program_is_a_failed_run_with_its_reason(tmp_path):
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS.replace(str(INPUT), str(tmp_path / "missing.lmp")), cores="[2]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert run["status"] == "failed" and run["exit_code"] != 0
+
+
+@pytest.mark.parametrize("program, message", [("no-such-program-x", "program not found: no-such-program-x"),
+                                              ("{tmp}/notes.txt", "program is not an executable file: {tmp}/notes.txt")])
+def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, message):
+    (tmp_path / "notes.txt").write_text("not a program\n")
+    (tmp_path / "notes.txt").chmod(0o644)
+    program, message = program.format(tmp=tmp_path), message.format(tmp=tmp_path)
+    path = tmp_path / "x.yaml"
+    path.write_text(app_spec(tmp_path / "res", f"  command: [{program}, '{{cells}}']\n  parser: lammps\n"
+                                               "  profile_mpi: false", params="cells: 1"))
+    out = study(path)
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"hybridperf: error: {message}") and out.stderr.count("\n") == 1
+    assert not (tmp_path / "res").exists()  # nothing written

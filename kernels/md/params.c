@@ -130,7 +130,6 @@ static int validate_metal(md_params *p, const hp_arg *args, int nargs, char *err
     }
     if (!p->read_data && p->potential == MD_TERSOFF && p->lattice == MD_LATTICE_AUTO)
         return refuse(err, errlen, "--potential tersoff needs --lattice and --lattice-constant, or --read-data");
-    if (p->plan) return refuse(err, errlen, "--plan covers the lj potentials only (simulating many-body runs is not built yet)");
     return 0;
 }
 

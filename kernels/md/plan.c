@@ -13,7 +13,10 @@
  * operations of each step type in order: "ordinary" (the halo update), "rebuild" (migration, then the
  * halo build) and "thermo" (the global sum added at thermo steps). Migration messages carry the atoms
  * leaving a brick; a lattice at rest has none, so the plan sizes them at 0 bytes (their count and
- * order are exact). Positions travel as 3 doubles, migrants as MIGRANT doubles (migrate.c). */
+ * order are exact). Positions travel as 3 doubles (a rebuild's with the type when there are several), migrants
+ * as MIGRANT doubles (migrate.c). The many-body potentials add their own exchanges after the halo, in the
+ * order main.c's compute_forces makes them: eam/fs the ghosts' densities home (reverse, 1 double per ghost),
+ * F'(rho) out (forward, 1 double) and the ghosts' forces home (reverse, 3 doubles); Tersoff the forces home. */
 #include <stdlib.h>
 
 #include "md.h"
@@ -57,19 +60,44 @@ static void sendrecv(hp_json *j, const char *region, int to, long long bytes, in
     hp_json_object_end(j);
 }
 
-/* The six halo messages of rank r, in the order the run sends them. */
-static void halo_messages(hp_json *j, const md_layout *l, int r)
+/* The six messages of a forward exchange (halo.c's order): `width` doubles per atom sent, per ghost received. */
+static void forward_messages(hp_json *j, const md_layout *l, int r, const char *region, int width)
 {
     const hp_decomp *d = &l->decomp[r];
     const md_halo *h = &l->halo[r];
+    const long long bytes = width * (long long)sizeof(double);
     for (int k = 0; k < MD_DIRECTIONS; k++) {
         const int dim = k / 2, side = k % 2;
-        sendrecv(j, "halo_exchange", d->neighbor[dim][side], 3LL * h->send_count[k] * (long long)sizeof(double),
-                 d->neighbor[dim][1 - side], 3LL * h->recv_count[k] * (long long)sizeof(double));
+        sendrecv(j, region, d->neighbor[dim][side], bytes * h->send_count[k], d->neighbor[dim][1 - side],
+                 bytes * h->recv_count[k]);
     }
 }
 
-static void print_rank(hp_json *j, const md_layout *l, int r)
+/* The six messages of a reverse exchange (md_halo_reverse): ghosts' values back, z then y then x. */
+static void reverse_messages(hp_json *j, const md_layout *l, int r, const char *region, int width)
+{
+    const hp_decomp *d = &l->decomp[r];
+    const md_halo *h = &l->halo[r];
+    const long long bytes = width * (long long)sizeof(double);
+    for (int k = MD_DIRECTIONS - 1; k >= 0; k--) {
+        const int dim = k / 2, side = k % 2;
+        sendrecv(j, region, d->neighbor[dim][1 - side], bytes * h->recv_count[k], d->neighbor[dim][side],
+                 bytes * h->send_count[k]);
+    }
+}
+
+/* A step's point-to-point messages after migration: the halo (`width` doubles per atom), then the potential's. */
+static void step_messages(hp_json *j, const md_sim *s, const md_layout *l, int r, int width)
+{
+    forward_messages(j, l, r, "halo_exchange", width);
+    if (s->eam) {
+        reverse_messages(j, l, r, "density_exchange", 1);
+        forward_messages(j, l, r, "density_exchange", 1);
+    }
+    if (s->eam || s->tersoff) reverse_messages(j, l, r, "force_exchange", 3);
+}
+
+static void print_rank(hp_json *j, const md_sim *s, const md_layout *l, int r)
 {
     const hp_decomp *d = &l->decomp[r];
     long long packed = 0;
@@ -80,12 +108,12 @@ static void print_rank(hp_json *j, const md_layout *l, int r)
     hp_json_int(j, "ghosts", l->atoms[r].nghost);
     hp_json_int(j, "packed", packed);
     hp_json_array_begin(j, "ordinary");
-    halo_messages(j, l, r);
+    step_messages(j, s, l, r, 3);
     hp_json_array_end(j);
     hp_json_array_begin(j, "rebuild");
     for (int k = 0; k < MD_DIRECTIONS; k++)
         sendrecv(j, "migration", d->neighbor[k / 2][k % 2], 0, d->neighbor[k / 2][1 - k % 2], 0);
-    halo_messages(j, l, r);
+    step_messages(j, s, l, r, md_lattice_types(s->p.lattice) > 1 ? 4 : 3);
     hp_json_array_end(j);
     hp_json_array_begin(j, "thermo");
     hp_json_object_begin(j, NULL);
@@ -119,7 +147,7 @@ static void print_plan(const md_sim *s, const md_layout *l)
         if (md_is_thermo_step(p, step)) hp_json_int(&j, NULL, step);
     hp_json_array_end(&j);
     hp_json_array_begin(&j, "ranks_plan");
-    for (int r = 0; r < l->ranks; r++) print_rank(&j, l, r);
+    for (int r = 0; r < l->ranks; r++) print_rank(&j, s, l, r);
     hp_json_array_end(&j);
     hp_json_object_end(&j);
     fputc('\n', stdout);

@@ -16,7 +16,10 @@ per owned-or-ghost atom and rebuild, halo packing per atom packed (packed and un
 hybridperf-md does, or by the master thread alone as the thesis's code did). Costs come either from a serial
 profile measured here (`measured`) or from the thesis's published Merlin figures (`thesis_merlin`). A step
 runs as hybridperf-md runs it (kernels/md/main.c): half kick | halo (rebuild: migration, the halo build, then
-the lists) | force and half kick | global sum at thermo steps. Pure."""
+the lists) | force and half kick | global sum at thermo steps. A many-body potential's step puts its own
+exchanges between its computations, as its plan orders them: eam/fs's density pass before the densities go
+home (then F'(rho) out), the force loop before the forces go home; Tersoff's force loop before its forces go
+home. Their time per owned atom and step is measured as the force's is. Pure."""
 
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ POSITION = 24  # bytes per atom in a halo message (3 doubles)
 
 @dataclass(frozen=True)
 class MdCosts:
-    force: float  # s per owned atom and step, one core
+    force: float  # s per owned atom and step, one core (a many-body potential's force loop and copies' sum)
     integrate: float  # s per owned atom and step
     neighbor: float  # s per owned or ghost atom and rebuild
     pack: float  # s per atom packed and unpacked
@@ -44,10 +47,11 @@ class MdCosts:
     fork_join: Callable[[int], float]  # s per threaded loop at T threads
     sources: dict[str, str] = field(default_factory=dict)  # input -> where it comes from
     pack_threaded: bool = True  # False: the master thread packs alone (the thesis's master-only movout)
+    density: float = 0.0  # s per owned atom and step: eam/fs's density pass and embedding terms
     node: Threads = Threads(ThreadEfficiency((), "full nodes: no loss of their own"))  # n(c)
     p2p_region = "halo_exchange"
     sum_region = "reduction"
-    region_groups = {"computation": ["force", "integrate", "neighbor", "halo_pack"],
+    region_groups = {"computation": ["force", "density", "integrate", "neighbor", "halo_pack"],
                      "communication": ["halo_exchange", "reduction"]}
 
     def share(self, seconds: float, split: Placement) -> float:
@@ -68,16 +72,26 @@ class MdCosts:
     def step(self, plan: Plan, rank: RankPlan, step: int, split: Placement) -> StepCompute:
         atoms = rank.work["atoms"]
         half = self.share(atoms * self.integrate / 2, split)
-        per_message = tuple(self.packing(op.bytes / POSITION, split) if op.region == "halo_exchange" else 0.0
-                            for op in plan.halo_ops(rank, step))
+        # a many-body potential computes before its own exchanges: each computation before the first message of
+        # the exchange that carries its result
+        before = {"density_exchange": self.density, "force_exchange": self.force}
+        per_message, computed = [], set()
+        for op in plan.halo_ops(rank, step):
+            seconds = self.packing(op.bytes / POSITION, split) if op.region == "halo_exchange" else 0.0
+            if op.region in before and op.region not in computed:
+                computed.add(op.region)
+                seconds += self.share(atoms * before[op.region], split) + self.loops(1, split.threads)
+            per_message.append(seconds)
         lists = self.share((atoms + rank.work["ghosts"]) * self.neighbor, split) if step in plan.rebuild_steps \
             else 0.0
-        after = self.share(atoms * self.force, split) + half + lists + self.loops(LOOPS_OUTSIDE_HALO, split.threads)
-        return StepCompute(half, per_message, after)
+        force = 0.0 if "force_exchange" in computed else self.share(atoms * self.force, split)
+        after = force + half + lists + self.loops(LOOPS_OUTSIDE_HALO, split.threads)
+        return StepCompute(half, tuple(per_message), after)
 
     def regions(self, plan: Plan, rank: RankPlan, split: Placement) -> dict[str, float]:
         atoms = rank.work["atoms"]
         return {"force": self.share(atoms * self.force * plan.steps, split),
+                **({"density": self.share(atoms * self.density * plan.steps, split)} if self.density else {}),
                 "integrate": self.share(atoms * self.integrate * plan.steps, split),
                 "neighbor": self.share((atoms + rank.work["ghosts"]) * self.neighbor * len(plan.rebuild_steps),
                                        split),
@@ -85,7 +99,8 @@ class MdCosts:
 
     def describe(self) -> dict[str, Any]:
         """The inputs, as stored with every simulated run."""
-        return {"force_s_per_atom_step": self.force, "integrate_s_per_atom_step": self.integrate,
+        return {"force_s_per_atom_step": self.force, "density_s_per_atom_step": self.density,
+                "integrate_s_per_atom_step": self.integrate,
                 "neighbor_s_per_atom_rebuild": self.neighbor, "pack_s_per_atom": self.pack,
                 "pack_threaded": self.pack_threaded,
                 "thread_efficiency": {str(t): self.threads(t) for t in (2, 4, 8, 16)},
@@ -107,12 +122,13 @@ def measured(serial: dict[str, Any], ghosts: int, threads: ThreadEfficiency,
     builds = max(1, steps // serial["params"].get("neigh_every", 20))
     packed = sum(md["halo"]["atoms_per_message"][0])
     where = f"measured: {serial['run']['command'][0].rsplit('/', 1)[-1]} 1 rank x 1 thread, {atoms} atoms"
-    return MdCosts(_avg(serial, "force") / (atoms * steps), _avg(serial, "integrate") / (atoms * steps),
+    force = _avg(serial, "force") + _avg(serial, "force_reduction")  # the copies' sum: nothing on one thread
+    return MdCosts(force / (atoms * steps), _avg(serial, "integrate") / (atoms * steps),
                    _avg(serial, "neighbor") / ((atoms + ghosts) * builds),
                    _avg(serial, "halo_exchange") / (packed * steps) if packed else 0.0,
                    Threads(threads), fork_join,
                    {"costs": where, "threads": Threads(threads).source, "node": Threads(node).source,
-                    "fork_join": fork_join_source}, node=Threads(node))
+                    "fork_join": fork_join_source}, node=Threads(node), density=_avg(serial, "density") / (atoms * steps))
 
 
 def thesis_merlin(routines: list[dict[str, str]], threads: ThreadEfficiency, fork_join: Callable[[int], float],

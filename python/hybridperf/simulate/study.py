@@ -93,8 +93,13 @@ def _problem_key(params: dict) -> tuple:
 def same_problem(profile: dict, wanted: dict) -> bool:
     """Whether a measured profile solved the problem `wanted` names (a study's parameters, dashes or not)."""
     have = profile["params"]
-    return all(str(have.get(k.replace("-", "_"))) == str(v) for k, v in wanted.items()
+    return all(_text(have.get(k.replace("-", "_"))) == _text(v) for k, v in wanted.items()
                if k.replace("-", "_") not in PER_RUN and k.replace("-", "_") in calibrate.problem(have))
+
+
+def _text(value) -> str:
+    """A parameter as text: a list (elements, a grid) as its command line writes it, joined by commas."""
+    return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
 def _representatives(profiles: list[dict]) -> list[dict]:
@@ -135,12 +140,28 @@ def costs_from(profiles: list[dict], kernel: str, spec: cluster.ClusterSpec, whe
     latest = max(serial, key=lambda p: p["run"]["start_time"])
     if kernel == "spmv":
         return spmv_costs.measured(latest, profiles, *fork_join_of(spec))
-    # a profile names options as the kernel's JSON does (neigh_every), the command line with dashes
-    options = {k.replace("_", "-"): v for k, v in latest["params"].items() if k not in calibrate.HOW_AND_WHERE}
-    one = parse(kernels.plan(kernel, tuple(_args(options)), 1))
+    one = parse(kernels.plan(kernel, tuple(_args(profile_options(kernel, latest["params"]))), 1))
     threads = calibrate.thread_efficiency(profiles, kernel, latest) or ThreadEfficiency()
     return md_costs.measured(latest, one.ranks_plan[0].work["ghosts"], threads, *fork_join_of(spec),
                              node=node_efficiency(profiles, latest))
+
+
+# what a many-body potential's profile records but its file decides (the cutoff) or its lattice (the density)
+DERIVED_FOR_METAL = frozenset({"cutoff", "density"})
+
+
+def profile_options(kernel: str, params: dict) -> dict:
+    """A profile's parameters as the kernel's options: names with dashes (the profile's JSON has neigh_every),
+    list options as their command-line text, and none the kernel derives itself."""
+    types = {o["name"]: o["type"] for o in kernels.options(kernel)}
+    metal = params.get("potential") in ("eam/fs", "tersoff")
+    out = {}
+    for key, value in params.items():
+        name = key.replace("_", "-")
+        if key in calibrate.HOW_AND_WHERE or (metal and key in DERIVED_FOR_METAL) or value is None:
+            continue
+        out[name] = ",".join(map(str, value)) if types.get(name) == "list" and isinstance(value, list) else value
+    return out
 
 
 def measured_costs(store: Store, kernel: str, spec: cluster.ClusterSpec, problem: dict | None = None) -> ComputeModel:

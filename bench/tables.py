@@ -28,6 +28,7 @@ BENCHES = {
     "md_vs_lammps": ("hybridperf-md against LAMMPS at its fastest", "make bench"),
     "manybody_vs_lammps": ("hybridperf-md's many-body potentials against LAMMPS",
                            ".venv/bin/python bench/manybody_vs_lammps.py"),
+    "pmpi_overhead": ("libhybridperf-mpi.so's overhead on LAMMPS", ".venv/bin/python bench/pmpi_overhead.py"),
     "clomp_vs_clomp12": ("hybridperf-clomp against CLOMP 1.2",
                          "CLOMP_REF=/tmp/ref-clomp/clomp .venv/bin/python bench/clomp_vs_clomp12.py"),
     "ompbench_vs_epcc": ("hybridperf-ompbench against EPCC v4",

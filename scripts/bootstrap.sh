@@ -23,6 +23,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 declare -A needs=(
   [cmake]=cmake [make]=make [gcc]=gcc [mpicc]=libopenmpi-dev [mpirun]=openmpi-bin
   [lstopo-no-graphics]=hwloc [python3]=python3 [smpirun]=libsimgrid-dev
+  [mpicc.mpich]=libmpich-dev [mpiexec.mpich]=mpich [gfortran]=gfortran [pkg-config]=pkg-config
 )
 [ "$with_test_peers" = 1 ] && needs[lmp]=lammps
 missing=()

@@ -136,3 +136,30 @@ def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, mes
     assert out.returncode == 2
     assert out.stderr.startswith(f"hybridperf: error: {message}") and out.stderr.count("\n") == 1
     assert not (tmp_path / "res").exists()  # nothing written
+
+
+@needs_lammps
+def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
+    """profile_mpi (the default for launch: mpi): libhybridperf-mpi.so counts LAMMPS's MPI by class; the runs
+    export to CSV with the same comm.<class>.<field> columns as kernel runs."""
+    from hybridperf.launch import pmpi
+
+    if pmpi.library_for(Path(shutil.which("lmp"))).path is None:
+        pytest.skip("libhybridperf-mpi.so for LAMMPS's MPI is not built")
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  launch: mpi"), cores="[2]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert run["status"] == "ok", run["stderr"]
+    profile = json.loads((results / run["profile_path"]).read_text())
+    p2p = profile["comm"]["p2p"]
+    assert p2p["messages"] > 0 and p2p["bytes"] > 0 and profile["comm"]["collective"]["calls"] > 0
+    assert profile["app"]["counting"] == "init-to-finalize"
+    csv = tmp_path / "runs.csv"
+    exported = subprocess.run([*HYBRIDPERF, "results", "export", str(results), "--csv", str(csv)],
+                              capture_output=True, text=True)
+    assert exported.returncode == 0, exported.stderr
+    header = csv.read_text().splitlines()[0].split(",")
+    assert {"comm.p2p.messages", "comm.p2p.bytes", "comm.collective.calls"} <= set(header)

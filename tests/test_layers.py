@@ -21,9 +21,10 @@ ALLOWED = {
     "report": {"analysis", "models", "shapes", "profile", "files"},
     "store": {"shapes", "profile", "files"},
     "launch": {"shapes", "profile"},
-    "study": {"launch", "store", "analysis", "shapes", "profile", "files"},
+    "app": {"launch", "shapes", "profile"},
+    "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files"},
     "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
-    "cli": {"simulate", "study", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster",
+    "cli": {"simulate", "study", "app", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster",
             "files", "potentials"},
 }
 

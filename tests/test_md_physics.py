@@ -2,7 +2,6 @@
 
 import itertools
 import math
-from pathlib import Path
 
 import pytest
 

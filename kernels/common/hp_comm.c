@@ -16,30 +16,42 @@ void hp_comm_init(hp_comm *c, int timing)
     c->timing = timing;
 }
 
-void hp_comm_count(hp_comm *c, int on) { c->counting = on; }
+void hp_comm_count(hp_comm *c, int on)
+{
+    c->counting = on;
+    MPI_Pcontrol(on);
+}
 
+/* The bit length of `bytes` (capped): one instruction rather than a loop, as it runs on every message. */
 int hp_histogram_bin(long long bytes)
 {
-    int bin = 0;
-    while (bytes > 0 && bin < HP_HIST_BINS - 1) {
-        bytes >>= 1;
-        bin++;
-    }
-    return bin;
+    if (bytes <= 0) return 0;
+    int bin = 64 - __builtin_clzll((unsigned long long)bytes);
+    return bin < HP_HIST_BINS - 1 ? bin : HP_HIST_BINS - 1;
 }
 
 static double start(const hp_comm *c) { return c->counting && c->timing ? hp_now() : 0.0; }
+
+void hp_counts_call(hp_comm_counts *n, double seconds)
+{
+    n->calls++;
+    n->seconds += seconds;
+}
+
+void hp_counts_message(hp_comm_counts *n, long long bytes)
+{
+    n->messages++;
+    n->bytes += bytes;
+    n->histogram[hp_histogram_bin(bytes)]++;
+}
 
 /* One MPI call of class k that sent `messages` messages of `bytes` bytes each. */
 static void record(hp_comm *c, hp_comm_class k, double t0, int messages, long long bytes)
 {
     if (!c->counting) return;
     hp_comm_counts *n = &c->cls[k];
-    if (c->timing) n->seconds += hp_now() - t0;
-    n->calls++;
-    n->messages += messages;
-    n->bytes += (long long)messages * bytes;
-    if (messages) n->histogram[hp_histogram_bin(bytes)] += messages;
+    hp_counts_call(n, c->timing ? hp_now() - t0 : 0.0);
+    for (int m = 0; m < messages; m++) hp_counts_message(n, bytes);
 }
 
 static long long bytes_of(int count, MPI_Datatype type)
@@ -64,12 +76,14 @@ size_t hp_sendrecv_grow(hp_comm *c, const void *sbuf, size_t sbytes, int dest, v
         fprintf(stderr, "hybridperf: error: a message of %zu bytes exceeds MPI's int count\n", sbytes);
         MPI_Abort(comm, 1);
     }
-    double t0 = start(c);
+    /* Four MPI calls, each counted as itself (as an interposed library counts them). */
     MPI_Request req;
     MPI_Status status;
     int rbytes;
-    MPI_Isend(sbuf, (int)sbytes, MPI_BYTE, dest, tag, comm, &req);
+    hp_isend(c, sbuf, (int)sbytes, MPI_BYTE, dest, tag, comm, &req);
+    double t0 = start(c);
     MPI_Probe(src, tag, comm, &status);
+    record(c, HP_P2P, t0, 0, 0);
     MPI_Get_count(&status, MPI_BYTE, &rbytes);
     if ((size_t)rbytes > *rcap) {
         size_t cap = (size_t)rbytes + (size_t)rbytes / 4 + 64;
@@ -81,9 +95,8 @@ size_t hp_sendrecv_grow(hp_comm *c, const void *sbuf, size_t sbytes, int dest, v
         *rbuf = grown;
         *rcap = cap;
     }
-    MPI_Recv(*rbuf, rbytes, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    record(c, HP_P2P, t0, 1, (long long)sbytes);
+    hp_recv(c, *rbuf, rbytes, MPI_BYTE, src, tag, comm);
+    hp_waitall(c, 1, &req);
     return (size_t)rbytes;
 }
 
@@ -123,17 +136,18 @@ void hp_barrier(hp_comm *c, MPI_Comm comm)
     record(c, HP_BARRIER, t0, 0, 0);
 }
 
+void hp_counts_merge(hp_comm_counts *into, const hp_comm_counts *from)
+{
+    into->calls += from->calls;
+    into->messages += from->messages;
+    into->bytes += from->bytes;
+    into->seconds += from->seconds;
+    for (int bin = 0; bin < HP_HIST_BINS; bin++) into->histogram[bin] += from->histogram[bin];
+}
+
 void hp_comm_merge(hp_comm *into, const hp_comm *from)
 {
-    for (int k = 0; k < HP_NCLASSES; k++) {
-        hp_comm_counts *a = &into->cls[k];
-        const hp_comm_counts *b = &from->cls[k];
-        a->calls += b->calls;
-        a->messages += b->messages;
-        a->bytes += b->bytes;
-        a->seconds += b->seconds;
-        for (int bin = 0; bin < HP_HIST_BINS; bin++) a->histogram[bin] += b->histogram[bin];
-    }
+    for (int k = 0; k < HP_NCLASSES; k++) hp_counts_merge(&into->cls[k], &from->cls[k]);
 }
 
 void hp_send(hp_comm *c, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)

@@ -19,7 +19,12 @@
  * The halves of a message (send, receive, their non-blocking forms) count like the rest: a send
  * is one message of its bytes; a receive, a wait or a test is a call that sends nothing, so a
  * rank's bytes are always what it sent. Creating or freeing a communicator moves no user data
- * and is not counted. */
+ * and is not counted.
+ *
+ * hp_comm_count also calls MPI_Pcontrol(on), so an interposed profiling library (our
+ * libhybridperf-mpi.so, mpiP) sees the same measured loop; the counting primitives hp_counts_call
+ * and hp_counts_message are exported for that library (kernels/pmpi), which counts any program's
+ * MPI calls exactly as this layer counts a kernel's. */
 #ifndef HP_COMM_H
 #define HP_COMM_H
 
@@ -48,15 +53,22 @@ typedef struct {
 extern const char *const hp_comm_class_names[HP_NCLASSES];
 
 void hp_comm_init(hp_comm *c, int timing);
+/* Counting on or off, here and (MPI_Pcontrol) in an interposed profiling library. */
 void hp_comm_count(hp_comm *c, int on);
 int hp_histogram_bin(long long bytes);
+/* One call that took `seconds`; one message of `bytes` sent by a call. Every count is made of these. */
+void hp_counts_call(hp_comm_counts *n, double seconds);
+void hp_counts_message(hp_comm_counts *n, long long bytes);
+/* Adds every counter of `from` into `into`. */
+void hp_counts_merge(hp_comm_counts *into, const hp_comm_counts *from);
 
 /* MPI_Sendrecv of `scount` elements to `dest` and `rcount` from `src`. */
 void hp_sendrecv(hp_comm *c, const void *sbuf, int scount, MPI_Datatype type, int dest, void *rbuf, int rcount, int src,
                  int tag, MPI_Comm comm);
 /* Sends `sbytes` to `dest` and receives one message of unknown length from `src` into *rbuf,
  * growing it (realloc) when *rcap is too small: one message each way, so exchanges whose sizes
- * the receiver cannot know still cost exactly one message. Returns the bytes received. */
+ * the receiver cannot know still cost exactly one message (in four calls: isend, probe, recv, wait).
+ * Returns the bytes received. */
 size_t hp_sendrecv_grow(hp_comm *c, const void *sbuf, size_t sbytes, int dest, void **rbuf, size_t *rcap, int src,
                         int tag, MPI_Comm comm);
 void hp_allreduce(hp_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);

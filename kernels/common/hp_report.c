@@ -15,21 +15,22 @@ int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_s
     return t->count;
 }
 
+void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_comm_stat *s)
+{
+    s->seconds = hp_stat_across(c, n->seconds, comm);
+    s->bytes_per_rank = hp_stat_across(c, (double)n->bytes, comm);
+    s->messages_per_rank = hp_stat_across(c, (double)n->messages, comm);
+    long long local[3] = {n->calls, n->messages, n->bytes}, global[3];
+    hp_allreduce(c, local, global, 3, MPI_LONG_LONG, MPI_SUM, comm);
+    s->calls = global[0];
+    s->messages = global[1];
+    s->bytes = global[2];
+    hp_allreduce(c, n->histogram, s->histogram, HP_HIST_BINS, MPI_LONG_LONG, MPI_SUM, comm);
+}
+
 void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES])
 {
-    for (int k = 0; k < HP_NCLASSES; k++) {
-        const hp_comm_counts *n = &c->cls[k];
-        hp_comm_stat *s = &out[k];
-        s->seconds = hp_stat_across(c, n->seconds, comm);
-        s->bytes_per_rank = hp_stat_across(c, (double)n->bytes, comm);
-        s->messages_per_rank = hp_stat_across(c, (double)n->messages, comm);
-        long long local[3] = {n->calls, n->messages, n->bytes}, global[3];
-        hp_allreduce(c, local, global, 3, MPI_LONG_LONG, MPI_SUM, comm);
-        s->calls = global[0];
-        s->messages = global[1];
-        s->bytes = global[2];
-        hp_allreduce(c, n->histogram, s->histogram, HP_HIST_BINS, MPI_LONG_LONG, MPI_SUM, comm);
-    }
+    for (int k = 0; k < HP_NCLASSES; k++) hp_reduce_counts(c, &c->cls[k], comm, &out[k]);
 }
 
 void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total)
@@ -80,21 +81,24 @@ static void histogram_json(hp_json *j, const long long *h)
     hp_json_array_end(j);
 }
 
+void hp_json_comm_class(hp_json *j, const char *key, const hp_comm_stat *s)
+{
+    hp_json_object_begin(j, key);
+    hp_json_int(j, "calls", s->calls);
+    hp_json_int(j, "messages", s->messages);
+    hp_json_int(j, "bytes", s->bytes);
+    hp_stat_json(j, "time", &s->seconds);
+    hp_json_real(j, "imbalance", hp_imbalance(&s->seconds));
+    hp_stat_json(j, "bytes_per_rank", &s->bytes_per_rank);
+    hp_stat_json(j, "messages_per_rank", &s->messages_per_rank);
+    histogram_json(j, s->histogram);
+    hp_json_object_end(j);
+}
+
 void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES])
 {
     hp_json_object_begin(j, "comm");
-    for (int k = 0; k < HP_NCLASSES; k++) {
-        hp_json_object_begin(j, hp_comm_class_names[k]);
-        hp_json_int(j, "calls", s[k].calls);
-        hp_json_int(j, "messages", s[k].messages);
-        hp_json_int(j, "bytes", s[k].bytes);
-        hp_stat_json(j, "time", &s[k].seconds);
-        hp_json_real(j, "imbalance", hp_imbalance(&s[k].seconds));
-        hp_stat_json(j, "bytes_per_rank", &s[k].bytes_per_rank);
-        hp_stat_json(j, "messages_per_rank", &s[k].messages_per_rank);
-        histogram_json(j, s[k].histogram);
-        hp_json_object_end(j);
-    }
+    for (int k = 0; k < HP_NCLASSES; k++) hp_json_comm_class(j, hp_comm_class_names[k], &s[k]);
     hp_json_object_end(j);
 }
 

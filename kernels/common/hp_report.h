@@ -44,11 +44,15 @@ void hp_json_figure(hp_json *j, const char *name, double value, const char *unit
 int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out);
 /* Collective. Call with counting off. */
 void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES]);
+/* One class's counts n, as hp_reduce_comm reduces each (c only carries the reduction's own calls). */
+void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_comm_stat *out);
 
 /* Table of regions with min (rank) / avg / max (rank), % of `total` and imbalance. */
 void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total);
 void hp_print_comm(FILE *out, const hp_comm_stat s[HP_NCLASSES]);
 void hp_json_regions(hp_json *j, const hp_region_stat *r, int n);
 void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES]);
+/* One class's object under key, as hp_json_comm writes each. */
+void hp_json_comm_class(hp_json *j, const char *key, const hp_comm_stat *s);
 
 #endif

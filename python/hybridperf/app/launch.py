@@ -1,21 +1,22 @@
 """How a run of the user's program is launched: its command with the placeholders filled, the program found, the
-MPI library and OpenMP runtime it is linked with (ldd), and the launch line. `mpi`: hybridperf's own line for that
+MPI library and OpenMP runtime it is linked with (ldd; the counting library for that MPI: launch.pmpi), and the
+launch line. `mpi`: hybridperf's own line for that
 MPI, binding and OMP_* as for the kernels, with the counting library preloaded; `self`: the program alone (it
 starts its own ranks or threads), on the run's CPUs (taskset) with OMP_*."""
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hybridperf.app.spec import AppSpec
-from hybridperf.launch import kernels
+from hybridperf.launch import kernels, pmpi
 from hybridperf.launch.lines import Configuration, Launch, build_launch, omp_env
-from hybridperf.study.expand import RunPlan
+from hybridperf.shapes import Placement
 
 MPI_PROFILE = "HYBRIDPERF_MPI_PROFILE"  # where libhybridperf-mpi.so writes its counts (docs/pmpi.md)
 
@@ -24,10 +25,10 @@ class AppError(ValueError):
     """The program cannot be run as the spec says; one line."""
 
 
-def command_of(app: AppSpec, plan: RunPlan) -> list[str]:
+def command_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> list[str]:
     """The command with {ranks}, {threads}, {ranks_per_node}, {nodes} and the run's parameters filled in."""
-    values = {"ranks": plan.ranks, "threads": plan.threads, "ranks_per_node": plan.ranks_per_node,
-              "nodes": plan.nodes, **plan.params}
+    values = {"ranks": shape.ranks, "threads": shape.threads, "ranks_per_node": shape.ranks_per_node,
+              "nodes": shape.nodes, **params}
     return [word.format(**values) for word in app.command]
 
 
@@ -48,15 +49,6 @@ def linked(binary: Path) -> str:
     return result.stdout if result.returncode == 0 else ""
 
 
-def mpi_flavor(libraries: str) -> str | None:
-    """openmpi or mpich, from the libraries the program loads; None: not linked with MPI."""
-    if re.search(r"libmpi\.so\.\d", libraries):
-        return "openmpi"
-    if re.search(r"libmpich\.so|libmpi\.so\.12", libraries):
-        return "mpich"
-    return None
-
-
 def openmp_runtime(libraries: str) -> str:
     for name, runtime in (("libgomp", "libgomp"), ("libomp.so", "libomp"), ("libiomp5", "libiomp5")):
         if name in libraries:
@@ -64,42 +56,32 @@ def openmp_runtime(libraries: str) -> str:
     return "none"
 
 
-def counting_library(flavor: str) -> Path | None:
-    """libhybridperf-mpi.so built for that MPI, or None."""
-    directory = kernels.bin_dir()
-    path = (directory.parent if directory else kernels.REPO_ROOT / "build") / "lib" / flavor / "libhybridperf-mpi.so"
-    return path if path.is_file() else None
-
-
 @dataclass(frozen=True)
 class AppLaunch:
     launch: Launch
     mpi: str  # openmpi | mpich | none
     openmp_runtime: str  # libgomp | libomp | libiomp5 | none
+    program: str  # the executable, resolved
 
 
-def launch_of(app: AppSpec, plan: RunPlan, config: Configuration, counts: Path) -> AppLaunch:
-    """The launch of one run; `counts` is where the counting library writes. AppError when the program or the
-    counting library is missing."""
-    argv = command_of(app, plan)
+def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], counts: Path) -> AppLaunch:
+    """The launch of one run of shape `config` with `params`; `counts` is where the counting library writes.
+    AppError when the program or the counting library is missing."""
+    argv = command_of(app, config, params)
     binary = program_path(argv[0])
     libraries = linked(binary)
     runtime = openmp_runtime(libraries)
     if app.launch == "self":
-        cpus = plan.ranks_per_node * plan.threads
+        cpus = config.ranks_per_node * config.threads
         return AppLaunch(Launch(["taskset", "--cpu-list", f"0-{cpus - 1}", *argv], omp_env(config), []), "none",
-                         runtime)
-    flavor = mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under the launcher
+                         runtime, str(binary))
+    flavor = pmpi.mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under mpirun
     extra = {}
     if app.profile_mpi:
-        if mpi_flavor(libraries) is None:
-            raise AppError(f"{binary} is not linked with an MPI library (ldd): set profile_mpi: false to run it "
-                           "without counting MPI")
-        library = counting_library(flavor)
-        if library is None:
-            raise AppError(f"libhybridperf-mpi.so for {flavor} is not built: run `make build` (needs {flavor}'s "
-                           "development files)")
-        extra = {"LD_PRELOAD": str(library), MPI_PROFILE: str(counts)}
+        counting = pmpi.library_for(binary)
+        if counting.path is None:
+            raise AppError(f"{binary}: {counting.reason} (or set profile_mpi: false to run it without counting MPI)")
+        extra = {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}
     launch = build_launch(config, flavor, argv, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
                           launcher=kernels.launcher_for(flavor), extra_env=extra)
-    return AppLaunch(launch, flavor, runtime)
+    return AppLaunch(launch, flavor, runtime, str(binary))

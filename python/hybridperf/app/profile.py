@@ -39,7 +39,8 @@ def regions(app: AppSpec, text: str, loop_time: float) -> tuple[dict[str, Any], 
     return {**own, "total": region(loop_time, loop_time, loop_time)}, groups
 
 
-def build(app: AppSpec, *, text: str, source: str, command: list[str], start_time: str, host: str, ranks: int,
+def build(app: AppSpec, *, text: str, source: str, program: str, command: list[str], start_time: str, host: str,
+          ranks: int,
           threads: int, ranks_per_node: int, nodes: int, environment: dict[str, str], params: dict[str, Any],
           mpi: dict[str, Any] | None, mpi_library: str, openmp_runtime: str) -> dict[str, Any]:
     """The run's profile; FigureMissing when its output lacks a required figure."""
@@ -52,7 +53,7 @@ def build(app: AppSpec, *, text: str, source: str, command: list[str], start_tim
         checks["output_check"] = {"value": float(passed), "expected": 1.0, "tolerance": 0.0, "pass": passed}
     level = (mpi or {}).get("thread_level", {"requested": "unknown", "provided": "unknown"})
     profile: dict[str, Any] = {
-        "schema": SCHEMA, "kernel": "app", "kernel_version": command[0],
+        "schema": SCHEMA, "kernel": "app", "kernel_version": program,
         "build": {"compiler": "unknown", "flags": "", "mpi_library": (mpi or {}).get("mpi_library", mpi_library),
                   "mpi_standard": "unknown", "openmp_version": 0, "openmp_runtime": openmp_runtime,
                   "git_revision": "unknown"},

@@ -6,11 +6,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from hybridperf.app import run as app_run
 from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration, Launch
 from hybridperf.store.db import RunRecord
-from hybridperf.study.backends import profile_path, record
+from hybridperf.study.backends import app as app_run, profile_path, record
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 

@@ -1,4 +1,4 @@
-"""One run of the user's program (I/O): launched, its output kept whole beside the study's profiles
+"""The local backend's runs of the user's program (kernel: app; I/O): launched, its output kept whole beside the study's profiles
 (`outputs/<run>.out`), its figures and timing table read, the MPI library's counts taken in, and its profile
 written atomically. A run that fails to start, crashes, times out or does not print a required figure is
 returned without a profile and with the reason, so the study stores it as failed and goes on."""
@@ -27,13 +27,13 @@ def output_path(profile_path: Path) -> Path:
 
 
 def prepare(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) -> Launch:
-    return app_launch.launch_of(study.app_spec, plan, config, profile_path.with_suffix(".mpi.json")).launch
+    return app_launch.launch_of(study.app_spec, config, plan.params, profile_path.with_suffix(".mpi.json")).launch
 
 
 def run(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) -> tuple[Launch, RunOutcome]:
     app = study.app_spec
     counts = profile_path.with_suffix(".mpi.json")
-    how = app_launch.launch_of(app, plan, config, counts)
+    how = app_launch.launch_of(app, config, plan.params, counts)
     launch = how.launch
     output = output_path(profile_path)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +48,8 @@ def run(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) 
         return launch, _failed(outcome, "the MPI counting library wrote no counts (did the program call "
                                         "MPI_Finalize?)")
     try:
-        made = build(app, text=output.read_text(errors="replace"), source=str(output), command=launch.command,
+        made = build(app, text=output.read_text(errors="replace"), source=str(output), program=how.program,
+                     command=launch.command,
                      start_time=started, host=socket.gethostname(), ranks=plan.ranks, threads=plan.threads,
                      ranks_per_node=plan.ranks_per_node, nodes=plan.nodes, environment=launch.env,
                      params=plan.params, mpi=mpi, mpi_library=how.mpi, openmp_runtime=how.openmp_runtime)

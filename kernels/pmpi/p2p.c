@@ -1,0 +1,131 @@
+/* Point-to-point wrappers (C binding): every send is one message of the bytes the caller sends;
+ * receives and probes are calls that send nothing (hp_comm.h). Non-blocking calls count when they
+ * are posted, and their requests are kept so that their completion is counted as point-to-point
+ * too (completion.c). A persistent request sends nothing when it is made; each MPI_Start of a send
+ * request sends its message again. */
+#include "pmpi.h"
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return HP_COUNTED(HP_P2P, 1, hp_bytes(count, type), PMPI_Send(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return HP_COUNTED(HP_P2P, 1, hp_bytes(count, type), PMPI_Ssend(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return HP_COUNTED(HP_P2P, 1, hp_bytes(count, type), PMPI_Bsend(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return HP_COUNTED(HP_P2P, 1, hp_bytes(count, type), PMPI_Rsend(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return HP_COUNTED(HP_P2P, 0, 0, PMPI_Recv(buf, count, type, src, tag, comm, status));
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    return HP_COUNTED(HP_P2P, 1, hp_bytes(scount, stype),
+                      PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status));
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                         MPI_Status *status)
+{
+    return HP_COUNTED(HP_P2P, 1, hp_bytes(count, type),
+                      PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status));
+}
+
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return HP_COUNTED(HP_P2P, 0, 0, PMPI_Probe(src, tag, comm, status));
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return HP_COUNTED(HP_P2P, 0, 0, PMPI_Iprobe(src, tag, comm, flag, status));
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_STARTED(HP_P2P, 1, hp_bytes(count, type), *req, PMPI_Isend(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_STARTED(HP_P2P, 1, hp_bytes(count, type), *req, PMPI_Issend(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_STARTED(HP_P2P, 1, hp_bytes(count, type), *req, PMPI_Ibsend(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_STARTED(HP_P2P, 1, hp_bytes(count, type), *req, PMPI_Irsend(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_STARTED(HP_P2P, 0, 0, *req, PMPI_Irecv(buf, count, type, src, tag, comm, req));
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Send_init(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Ssend_init(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Bsend_init(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Rsend_init(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return HP_PERSISTENT(0, 0, *req, PMPI_Recv_init(buf, count, type, src, tag, comm, req));
+}
+
+void hp_record_start(const hp_call *c, int n, const MPI_Request *reqs)
+{
+    const hp_requests *m = &c->self->requests;
+    hp_record(c, HP_P2P, 0, 0);
+    for (int i = 0; i < n; i++) {
+        const hp_request *known = hp_requests_find(m, reqs[i]);
+        if (known && known->sends) hp_record_message(c, HP_P2P, known->bytes);
+    }
+}
+
+int MPI_Start(MPI_Request *req)
+{
+    hp_call c = hp_enter();
+    int rc = PMPI_Start(req);
+    if (hp_leave(&c, rc)) hp_record_start(&c, 1, req);
+    return rc;
+}
+
+int MPI_Startall(int n, MPI_Request reqs[])
+{
+    hp_call c = hp_enter();
+    int rc = PMPI_Startall(n, reqs);
+    if (hp_leave(&c, rc)) hp_record_start(&c, n, reqs);
+    return rc;
+}

@@ -1,0 +1,205 @@
+/* libhybridperf-mpi.so: counts an unmodified MPI program's communication the way common/hp_comm.c
+ * counts a kernel's, by interposition (LD_PRELOAD) on the MPI profiling interface: MPI_X is ours and
+ * calls PMPI_X. See docs/pmpi.md for what is counted and how to use it.
+ *
+ * Every wrapper is the same three steps -- hp_enter, the PMPI call, hp_leave and hp_record -- and
+ * the counters it records into belong to the calling thread (hp_thread), found through one
+ * thread-local pointer: threads of an MPI_THREAD_MULTIPLE program never share a counter cache line,
+ * and the rank's totals are the threads' sums, added once at MPI_Finalize (hp_comm.h's reasoning).
+ * The one shared word in the hot path is the on/off switch, which is read, never written, between
+ * MPI_Pcontrol calls.
+ *
+ * Only a thread's outermost MPI call is counted (hp_thread.depth): an MPI library may implement one
+ * binding through another (MPICH's Fortran routines call the C MPI_ ones; Open MPI's call PMPI_), and
+ * this library's own reductions at MPI_Finalize go through its wrappers. Either way one call of the
+ * program is one call in the profile. */
+#ifndef HP_PMPI_H
+#define HP_PMPI_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "hp_comm.h"
+#include "hp_stats.h"
+#include "hp_timer.h"
+
+/* A fourth class beside hp_comm's three. It is written beside "comm", not in it, so that "comm"
+ * keeps exactly the shape of the kernels' profiles (docs/profile-schema.md). */
+enum { HP_ONE_SIDED = HP_NCLASSES, HP_PMPI_CLASSES };
+
+/* What a request is, kept from its creation to its completion (requests.c). */
+typedef struct {
+    unsigned char cls;   /* HP_P2P .. HP_ONE_SIDED: the class its Wait or Test is counted in */
+    unsigned char sends; /* a persistent send: every MPI_Start sends one message of `bytes` */
+    long long bytes;
+} hp_request;
+
+typedef struct {
+    struct hp_request_slot *slots;
+    size_t capacity, used; /* capacity: a power of two, 0 before the first request */
+} hp_requests;
+
+/* One OpenMP parallel construct as one thread saw it (ompt.c). */
+typedef struct {
+    const void *code; /* the construct's return address: its identity */
+    long long calls;
+    double seconds;
+    int threads; /* the largest team asked for */
+} hp_region_count;
+
+typedef struct hp_thread {
+    hp_comm comm; /* p2p, collective, barrier; its own counting switch stays off (see hp_record) */
+    hp_comm_counts one_sided;
+    hp_requests requests;
+    hp_region_count *regions;
+    int nregions, region_capacity;
+    int depth; /* MPI calls in progress on this thread */
+    struct hp_thread *next;
+} hp_thread;
+
+/* ---- the switch and the threads (threads.c) ---- */
+
+extern int hp_pmpi_on;
+/* initial-exec: the library is loaded at start-up (LD_PRELOAD), so its TLS is static and reading this
+ * pointer is one load, not a __tls_get_addr call per MPI call. */
+extern _Thread_local hp_thread *hp_pmpi_self __attribute__((tls_model("initial-exec")));
+
+hp_thread *hp_thread_new(void);
+void hp_switch(int on);
+/* The rank's totals: every thread's counters added (hp_comm_merge). */
+void hp_threads_total(hp_comm *comm, hp_comm_counts *one_sided);
+/* Every thread's state, newest first (the list only grows). */
+hp_thread *hp_threads_all(void);
+
+static inline hp_thread *hp_self(void)
+{
+    hp_thread *t = hp_pmpi_self;
+    return t ? t : hp_thread_new();
+}
+
+/* ---- one call ---- */
+
+typedef struct {
+    hp_thread *self;
+    double start, seconds;
+    int counted; /* counting is on and this is the thread's outermost MPI call */
+} hp_call;
+
+static inline hp_call hp_enter(void)
+{
+    hp_call c;
+    c.self = hp_self();
+    c.counted = c.self->depth++ == 0 && __atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED);
+    c.start = c.counted ? hp_now() : 0.0;
+    c.seconds = 0.0;
+    return c;
+}
+
+/* Stops the clock. Nonzero when the call is to be recorded: counted, and it succeeded. */
+static inline int hp_leave(hp_call *c, int rc)
+{
+    c->self->depth--;
+    if (!c->counted) return 0;
+    c->seconds = hp_now() - c->start;
+    return rc == MPI_SUCCESS;
+}
+
+/* The call in class cls, sending `messages` (0 or 1) message of `bytes`. */
+void hp_record(const hp_call *c, int cls, int messages, long long bytes);
+/* One more message sent by the call (MPI_Startall's sends, each its own size). */
+void hp_record_message(const hp_call *c, int cls, long long bytes);
+/* A request the call created (kept whether or not counting is on, so the table is always exact). */
+void hp_track(const hp_call *c, MPI_Request r, hp_request what);
+/* After a Wait or Test over n requests: when `record` (hp_leave's answer), records the call in the
+ * class of the request it completed (index `done`, -1 when none or not known which), else of the first
+ * active one, else p2p; forgets the requests it freed (handle now MPI_REQUEST_NULL). */
+void hp_completed(const hp_call *c, int record, int n, const MPI_Request *before, const MPI_Request *after, int done);
+/* Room for n request handles: `local` when they fit, else the heap. */
+enum { HP_LOCAL_REQUESTS = 32 };
+MPI_Request *hp_handles(int n, MPI_Request *local);
+void hp_handles_free(MPI_Request *h, const MPI_Request *local);
+
+/* The wrappers' bodies: `call`, whose value is the MPI return code, counted in cls with `messages`
+ * messages of `bytes` (evaluated only when the call is recorded). HP_STARTED also keeps the request
+ * `handle` (an expression read after the call) in cls; HP_PERSISTENT keeps a persistent request that
+ * will send `sends` (0 or 1) message of `bytes` at each start, and sends nothing itself. GNU statement
+ * expressions, so that each wrapper reads as one statement; a Fortran wrapper passes
+ * `(pmpi_x_(..., ierr), hp_f_rc(ierr))` as its call. */
+#define HP_COUNTED(cls, messages, bytes, call)                                                             \
+    ({                                                                                                     \
+        hp_call c_ = hp_enter();                                                                           \
+        int rc_ = (call);                                                                                  \
+        if (hp_leave(&c_, rc_)) hp_record(&c_, (cls), (messages), (bytes));                                \
+        rc_;                                                                                               \
+    })
+#define HP_STARTED(cls, messages, bytes, handle, call)                                                     \
+    ({                                                                                                     \
+        hp_call c_ = hp_enter();                                                                           \
+        int rc_ = (call);                                                                                  \
+        if (hp_leave(&c_, rc_)) hp_record(&c_, (cls), (messages), (bytes));                                \
+        if (rc_ == MPI_SUCCESS) hp_track(&c_, (handle), (hp_request){(cls), 0, 0});                        \
+        rc_;                                                                                               \
+    })
+#define HP_PERSISTENT(sends, bytes, handle, call)                                                          \
+    ({                                                                                                     \
+        hp_call c_ = hp_enter();                                                                           \
+        int rc_ = (call);                                                                                  \
+        if (hp_leave(&c_, rc_)) hp_record(&c_, HP_P2P, 0, 0);                                              \
+        if (rc_ == MPI_SUCCESS) hp_track(&c_, (handle), (hp_request){HP_P2P, (sends), (bytes)});           \
+        rc_;                                                                                               \
+    })
+
+/* MPI_Start / MPI_Startall of n requests: one p2p call, and the message of each persistent send. */
+void hp_record_start(const hp_call *c, int n, const MPI_Request *reqs);
+
+/* ---- the request table (requests.c) ---- */
+
+void hp_requests_put(hp_requests *m, MPI_Request r, hp_request what);
+const hp_request *hp_requests_find(const hp_requests *m, MPI_Request r); /* NULL: not known */
+void hp_requests_forget(hp_requests *m, MPI_Request r);
+
+/* ---- what a call sends (contribution.c): hp_comm.h's conventions for every routine ---- */
+
+long long hp_bytes(int count, MPI_Datatype type);
+/* The ranks a send buffer is spread over: the group, or an intercommunicator's remote group. */
+int hp_peers(MPI_Comm comm);
+int hp_is_root(int root, MPI_Comm comm);
+long long hp_bytes_gather(int in_place, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype);
+long long hp_bytes_gatherv(int in_place, int scount, MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype,
+                           MPI_Comm comm);
+long long hp_bytes_scatter(int root, int scount, MPI_Datatype stype, MPI_Comm comm);
+long long hp_bytes_scatterv(int root, const int *scounts, MPI_Datatype stype, MPI_Comm comm);
+long long hp_bytes_alltoall(int in_place, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype,
+                            MPI_Comm comm);
+long long hp_bytes_alltoallv(int in_place, const int *scounts, MPI_Datatype stype, const int *rcounts,
+                             MPI_Datatype rtype, MPI_Comm comm);
+long long hp_bytes_alltoallw(int in_place, const int *scounts, const MPI_Datatype *stypes, const int *rcounts,
+                             const MPI_Datatype *rtypes, MPI_Comm comm);
+long long hp_bytes_reduce_scatter(const int *rcounts, MPI_Datatype type, MPI_Comm comm);
+long long hp_bytes_reduce_scatter_block(int rcount, MPI_Datatype type, MPI_Comm comm);
+
+/* ---- start and end (lifecycle.c, profile.c) ---- */
+
+/* After MPI is initialised with thread level `requested` asked for. */
+void hp_started(int requested);
+void hp_pcontrol(int level);
+/* Before MPI_Finalize: counting stops and the profile is written (collective over MPI_COMM_WORLD). */
+void hp_finishing(void);
+void hp_profile_write(int requested, int provided, int pcontrol);
+
+/* ---- OpenMP parallel regions through OMPT (ompt.c) ---- */
+
+typedef struct {
+    char *name;
+    long long calls;
+    int threads;
+    hp_stat seconds;
+} hp_omp_region;
+
+int hp_ompt_active(void);
+/* Collective: the regions of every rank, by name, with cross-rank statistics (calls and threads:
+ * the largest on any rank). Returns how many; free with hp_ompt_free. */
+int hp_ompt_reduce(hp_comm *quiet, MPI_Comm comm, hp_omp_region **out);
+void hp_ompt_free(hp_omp_region *r, int n);
+
+#endif

@@ -1,0 +1,114 @@
+/* The library's one output: at MPI_Finalize, every rank's counts reduced across ranks and written by
+ * rank 0 to the file HYBRIDPERF_MPI_PROFILE names (nothing at all when it is unset). The contract is
+ * in docs/pmpi.md; "comm" is written by hp_json_comm, so it is exactly the kernels' "comm".
+ *
+ * The reductions are the kernels' own (hp_reduce_comm, hp_stat_across). They run after counting has
+ * been switched off, so they pass through this library's wrappers uncounted. Rank 0's environment
+ * decides whether there is a file, for every rank: a rank that skipped the reductions alone would
+ * hang the others. The file is written whole or not at all (hp_write_atomic); a failure is one line
+ * on stderr and never fails the program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp_output.h"
+#include "hp_report.h"
+#include "pmpi.h"
+
+static const char *level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : level == MPI_THREAD_MULTIPLE   ? "MPI_THREAD_MULTIPLE"
+                                            : "unknown";
+}
+
+/* The first line of MPI_Get_library_version, up to its first comma ("Open MPI v4.1.4",
+ * "MPICH Version: 4.0.2"), tabs as spaces: what the kernels' profiles call build.mpi_library. */
+static void library_version(char *out, size_t n)
+{
+    char full[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    PMPI_Get_library_version(full, &len);
+    full[strcspn(full, "\n\r,")] = '\0';
+    for (char *p = full; *p; p++)
+        if (*p == '\t') *p = ' ';
+    snprintf(out, n, "%s", full);
+}
+
+typedef struct {
+    int ranks, requested, provided, pcontrol, ompt;
+    hp_comm_stat comm[HP_NCLASSES], one_sided;
+    hp_omp_region *regions;
+    int nregions;
+} summary;
+
+static void write_json(hp_json *j, const summary *s)
+{
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    library_version(library, sizeof library);
+    hp_json_object_begin(j, NULL);
+    hp_json_string(j, "schema", "hybridperf-mpi/1");
+    hp_json_string(j, "mpi_library", library);
+    hp_json_int(j, "ranks", s->ranks);
+    hp_json_object_begin(j, "thread_level");
+    hp_json_string(j, "requested", level_name(s->requested));
+    hp_json_string(j, "provided", level_name(s->provided));
+    hp_json_object_end(j);
+    hp_json_string(j, "counting", s->pcontrol ? "pcontrol" : "init-to-finalize");
+    hp_json_comm(j, s->comm);
+    hp_json_comm_class(j, "one_sided", &s->one_sided);
+    hp_json_string(j, "openmp_tool", s->ompt ? "ompt" : "unavailable");
+    hp_json_object_begin(j, "regions");
+    for (int k = 0; k < s->nregions; k++) {
+        const hp_omp_region *r = &s->regions[k];
+        hp_json_object_begin(j, r->name);
+        hp_json_int(j, "calls", r->calls);
+        hp_stat_json(j, "time", &r->seconds);
+        hp_json_real(j, "imbalance", hp_imbalance(&r->seconds));
+        hp_json_int(j, "threads", r->threads);
+        hp_json_object_end(j);
+    }
+    hp_json_object_end(j);
+    hp_json_object_end(j);
+}
+
+static void save(const char *path, const summary *s)
+{
+    char *text = NULL, err[512];
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out) {
+        fprintf(stderr, "hybridperf-mpi: error: no memory to write %s\n", path);
+        return;
+    }
+    hp_json j;
+    hp_json_open(&j, out);
+    write_json(&j, s);
+    fclose(out);
+    if (hp_write_atomic(path, text, len, err, sizeof err) != 0) fprintf(stderr, "hybridperf-mpi: error: %s\n", err);
+    free(text);
+}
+
+void hp_profile_write(int requested, int provided, int pcontrol)
+{
+    const MPI_Comm world = MPI_COMM_WORLD;
+    const char *path = getenv("HYBRIDPERF_MPI_PROFILE");
+    int rank, wanted = path && *path;
+    PMPI_Comm_rank(world, &rank);
+    PMPI_Bcast(&wanted, 1, MPI_INT, 0, world);
+    if (!wanted) return;
+    summary s = {.requested = requested, .provided = provided, .pcontrol = pcontrol};
+    PMPI_Comm_size(world, &s.ranks);
+    hp_comm total;
+    hp_comm_counts one_sided;
+    hp_threads_total(&total, &one_sided);
+    hp_reduce_comm(&total, world, s.comm);
+    hp_reduce_counts(&total, &one_sided, world, &s.one_sided);
+    int mine = hp_ompt_active();
+    PMPI_Allreduce(&mine, &s.ompt, 1, MPI_INT, MPI_MIN, world); /* "ompt" only when every rank had it */
+    s.nregions = hp_ompt_reduce(&total, world, &s.regions);
+    if (rank == 0) save(path, &s);
+    hp_ompt_free(s.regions, s.nregions);
+}

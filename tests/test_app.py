@@ -163,3 +163,23 @@ def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     assert exported.returncode == 0, exported.stderr
     header = csv.read_text().splitlines()[0].split(",")
     assert {"comm.p2p.messages", "comm.p2p.bytes", "comm.collective.calls"} <= set(header)
+
+
+def test_a_self_launched_program_runs_alone_on_its_cores_with_omp_set(tmp_path):
+    """launch: self (a program that starts its own ranks or threads): run alone under taskset on the run's cores,
+    OMP_NUM_THREADS set; its own figure read; no MPI counts, and none invented."""
+    results = tmp_path / "res"
+    path = tmp_path / "self.yaml"
+    script = "echo threads=$OMP_NUM_THREADS cpus=$(nproc) size={size}; echo took 0.25 s"
+    path.write_text(app_spec(results, f"  command: [sh, -c, '{script}']\n  launch: self\n  figures:\n"
+                                      "    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}",
+                             params="size: [3]", cores="[1, 2]").replace("[pure-mpi]", "[hybrid-1]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    stored = runs(results)
+    assert [(r["threads"], r["status"], r["loop_time"]) for r in sorted(stored, key=lambda r: r["threads"])] == \
+        [(1, "ok", 0.25), (2, "ok", 0.25)]
+    for r in stored:
+        output = (results / "outputs" / f"{r['run_key']}.out").read_text()
+        assert f"threads={r['threads']} cpus={r['threads']} size=3" in output
+        assert "comm" not in json.loads((results / r["profile_path"]).read_text())

@@ -183,3 +183,24 @@ def test_a_self_launched_program_runs_alone_on_its_cores_with_omp_set(tmp_path):
         output = (results / "outputs" / f"{r['run_key']}.out").read_text()
         assert f"threads={r['threads']} cpus={r['threads']} size=3" in output
         assert "comm" not in json.loads((results / r["profile_path"]).read_text())
+
+
+def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):
+    """`results export --thicket DIR`: one file per run, which Thicket (llnl-thicket) loads as one ensemble, the
+    run's configuration as its metadata and the regions and MPI classes as the tree."""
+    thicket = pytest.importorskip("thicket")
+    results = tmp_path / "res"
+    path = tmp_path / "self.yaml"
+    path.write_text(app_spec(results, "  command: [sh, -c, 'echo took 0.{size} s']\n  launch: self\n  figures:\n"
+                                      "    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}",
+                             params="size: [25, 5]", cores="[1]"))
+    assert study(path, "--no-report").returncode == 0
+    out = subprocess.run([*HYBRIDPERF, "results", "export", str(results), "--thicket", str(tmp_path / "tk")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    files = sorted(str(p) for p in (tmp_path / "tk").glob("*.json"))
+    ensemble = thicket.Thicket.from_caliper(files, disable_tqdm=True)
+    meta = ensemble.metadata.sort_values("param.size")
+    assert list(meta["param.size"]) == [5, 25] and list(meta["loop_time"]) == [0.5, 0.25]
+    loop = ensemble.dataframe[ensemble.dataframe["name"] == "loop"]
+    assert sorted(loop["time"]) == [0.25, 0.5]

@@ -11,7 +11,7 @@ from hybridperf.analysis import efficiency as eff, sections as analysis
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine
 from hybridperf.report import html as reporting, terminal
-from hybridperf.store import export as exports
+from hybridperf.store import export as exports, thicket as thickets
 from hybridperf.store.db import Store, StoreError
 from hybridperf.study import spec
 from hybridperf.study.backends.local import LocalBackend
@@ -131,11 +131,14 @@ def export(
     extrap: Annotated[Optional[Path], typer.Option("--extrap", help="Extra-P JSON-Lines file: one measurement "
                                                                     "per line, parameters ranks, threads and "
                                                                     "the numeric kernel parameters.")] = None,
+    thicket: Annotated[Optional[Path], typer.Option("--thicket", help="Directory: one Caliper json-split file "
+                                                                      "per run, which Thicket loads as one "
+                                                                      "ensemble (Thicket.from_caliper).")] = None,
     study_name: Annotated[Optional[str], typer.Option("--study", help="Only this study.")] = None,
 ) -> None:
-    """Export the stored runs: a flat CSV table, and/or Extra-P's JSON-Lines input."""
-    if csv is None and extrap is None:
-        fail("say what to write: --csv FILE and/or --extrap FILE")
+    """Export the stored runs: a flat CSV table, Extra-P's JSON-Lines input, and/or a Thicket ensemble."""
+    if csv is None and extrap is None and thicket is None:
+        fail("say what to write: --csv FILE, --extrap FILE and/or --thicket DIR")
     with open_store(results_dir) as store:
         try:
             runs = store.runs(study_name)
@@ -145,6 +148,8 @@ def export(
         console.print(f"{exports.write_csv(runs, csv)} runs written to {csv}")
     if extrap:
         console.print(f"{exports.write_extrap(runs, extrap)} measurements written to {extrap}")
+    if thicket:
+        console.print(f"{thickets.write(runs, thicket)} runs written to {thicket}/ (Thicket.from_caliper)")
 
 
 def efficiency(

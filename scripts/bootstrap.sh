@@ -25,7 +25,7 @@ declare -A needs=(
   [lstopo-no-graphics]=hwloc [python3]=python3 [smpirun]=libsimgrid-dev
   [mpicc.mpich]=libmpich-dev [mpiexec.mpich]=mpich [gfortran]=gfortran [pkg-config]=pkg-config
 )
-[ "$with_test_peers" = 1 ] && needs[lmp]=lammps
+[ "$with_test_peers" = 1 ] && needs[lmp]=lammps && needs[gmx]=gromacs
 missing=()
 for cmd in "${!needs[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${needs[$cmd]}")

@@ -204,3 +204,29 @@ def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):
     assert list(meta["param.size"]) == [5, 25] and list(meta["loop_time"]) == [0.5, 0.25]
     loop = ensemble.dataframe[ensemble.dataframe["name"] == "loop"]
     assert sorted(loop["time"]) == [0.25, 0.5]
+
+
+@pytest.mark.skipif(shutil.which("gmx") is None, reason="GROMACS (gmx) not installed: apt-get install gromacs")
+def test_gromacs_thread_mpi_study_reads_ns_per_day_and_its_cycle_accounting(tmp_path):
+    """Real GROMACS (thread-MPI, launch: self): ns/day and the wall time from its summary, its log's cycle and time
+    accounting table as regions, communication rows as communication once there are two ranks."""
+    results = tmp_path / "res"
+    text = (REPO / "studies" / "gromacs-water.yaml").read_text()
+    text = text.replace("results: results/gromacs-water", f"results: {results}").replace("repeats: 3", "repeats: 1")
+    text = text.replace("steps: 500", "steps: 100").replace("cores: [1, node]", "cores: [1, 2]")
+    text = text.replace("studies/inputs/", f"{REPO}/studies/inputs/").replace("/tmp/gromacs-water", str(tmp_path / "w"))
+    text = text.replace("-g, gromacs-water.log", f"-g, {tmp_path / 'md.log'}").replace("[gromacs-water.log]",
+                                                                                      f"[{tmp_path / 'md.log'}]")
+    path = tmp_path / "gmx.yaml"
+    path.write_text(text)
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    stored = {(r["ranks"], r["threads"]): r for r in runs(results)}
+    assert set(stored) == {(1, 1), (2, 1), (1, 2)} and all(r["status"] == "ok" for r in stored.values())
+    for (ranks, _), r in stored.items():
+        profile = json.loads((results / r["profile_path"]).read_text())
+        figures = {f["name"]: f["value"] for f in profile["figures_of_merit"]}
+        assert figures["ns_per_day"] > 0 and figures["loop_time"] == r["loop_time"] > 0
+        assert {"force", "pme_mesh", "neighbor_search"} <= set(profile["regions"])
+        assert ("comm_coord" in profile["region_groups"]["communication"]) == (ranks > 1)
+    assert not (tmp_path / "md.log").exists()  # moved into the kept output

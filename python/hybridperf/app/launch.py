@@ -15,7 +15,7 @@ from typing import Any
 
 from hybridperf.app.spec import AppSpec
 from hybridperf.launch import kernels, pmpi
-from hybridperf.launch.lines import Configuration, Launch, build_launch, omp_env
+from hybridperf.launch.lines import Configuration, Launch, build_launch
 from hybridperf.shapes import Placement
 
 MPI_PROFILE = "HYBRIDPERF_MPI_PROFILE"  # where libhybridperf-mpi.so writes its counts (docs/pmpi.md)
@@ -27,9 +27,17 @@ class AppError(ValueError):
 
 def command_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> list[str]:
     """The command with {ranks}, {threads}, {ranks_per_node}, {nodes} and the run's parameters filled in."""
-    values = {"ranks": shape.ranks, "threads": shape.threads, "ranks_per_node": shape.ranks_per_node,
-              "nodes": shape.nodes, **params}
-    return [word.format(**values) for word in app.command]
+    return [word.format(**_values(shape, params)) for word in app.command]
+
+
+def logs_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> list[str]:
+    """The log files the program writes, placeholders filled."""
+    return [name.format(**_values(shape, params)) for name in app.logs]
+
+
+def _values(shape: Placement, params: dict[str, Any]) -> dict[str, Any]:
+    return {"ranks": shape.ranks, "threads": shape.threads, "ranks_per_node": shape.ranks_per_node,
+            "nodes": shape.nodes, **params}
 
 
 def program_path(word: str) -> Path:
@@ -73,8 +81,11 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
     runtime = openmp_runtime(libraries)
     if app.launch == "self":
         cpus = config.ranks_per_node * config.threads
-        return AppLaunch(Launch(["taskset", "--cpu-list", f"0-{cpus - 1}", *argv], omp_env(config), []), "none",
-                         runtime, str(binary))
+        # the thread count only: a program that starts its own ranks places them itself (thread-MPI ranks share
+        # one process, whose OMP_PLACES would put every rank's team on the same first cores)
+        env = {"OMP_NUM_THREADS": str(config.threads)}
+        return AppLaunch(Launch(["taskset", "--cpu-list", f"0-{cpus - 1}", *argv], env, []), "none", runtime,
+                         str(binary))
     flavor = pmpi.mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under mpirun
     extra = {}
     if app.profile_mpi:

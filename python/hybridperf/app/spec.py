@@ -9,6 +9,7 @@
       loop_time: loop_time # which figure is the run's time (default: the parser's)
       check: 'Total wall time'   # a pattern a correct run prints (default: the parser's; none: exit status)
       profile_mpi: true    # count MPI by class with libhybridperf-mpi.so (launch: mpi only; default true)
+      logs: [md.log]       # files the program writes that hold figures or its timing table (read, then kept)
 
 Placeholders in the command: {ranks}, {threads}, {ranks_per_node}, {nodes}, and every study parameter by its
 name. `error(path, message)` raises the spec's own error with the line of `path` under `app`."""
@@ -22,7 +23,7 @@ from typing import Any, Callable
 
 from hybridperf.app.parsers import PARSERS, FigureRule
 
-KEYS = {"command", "launch", "parser", "figures", "loop_time", "check", "profile_mpi"}
+KEYS = {"command", "launch", "parser", "figures", "loop_time", "check", "profile_mpi", "logs"}
 FIGURE_KEYS = {"regex", "unit", "better", "scale"}
 LAUNCHES = ("mpi", "self")
 PLACEHOLDERS = {"ranks", "threads", "ranks_per_node", "nodes"}
@@ -38,6 +39,7 @@ class AppSpec:
     check: str | None
     profile_mpi: bool
     required: frozenset[str]  # figures a run must print: its time and every figure the spec names itself
+    logs: tuple[str, ...] = ()  # files the program writes, read with its output (placeholders allowed)
 
 
 Error = Callable[[tuple, str], Exception]
@@ -132,5 +134,11 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     if profile_mpi and launch != "mpi":
         raise error(("profile_mpi",), "profile_mpi needs launch: mpi (a program that starts its own ranks is not "
                                       "launched through MPI's launcher)")
+    logs = raw.get("logs", []) or []
+    if not isinstance(logs, list) or not all(isinstance(name, str) and name for name in logs):
+        raise error(("logs",), "logs is a list of the files the program writes: [md.log]")
+    unknown = sorted(fields(tuple(logs)) - PLACEHOLDERS - params)
+    if unknown:
+        raise error(("logs",), f"placeholder {{{unknown[0]}}} is neither a shape nor a study parameter")
     return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
-                   frozenset({loop_time, *map(str, own)}))
+                   frozenset({loop_time, *map(str, own)}), tuple(logs))

@@ -82,7 +82,7 @@ def validate(config: Configuration) -> list[str]:
     return warnings
 
 
-def omp_env(config: Configuration) -> dict[str, str]:
+def _omp_env(config: Configuration) -> dict[str, str]:
     env = {"OMP_NUM_THREADS": str(config.threads)}
     if config.oversubscribed:
         env["OMP_PROC_BIND"] = "false"
@@ -162,7 +162,7 @@ def build_launch(
     warnings = validate(config)
     if config.nodes > 1 and flavor != "slurm" and not hostfile:
         raise LaunchError(f"{config.nodes} nodes need a hostfile with {flavor}, or run under Slurm")
-    env = {**omp_env(config), **(extra_env or {})}
+    env = {**_omp_env(config), **(extra_env or {})}
     if flavor == "openmpi":
         cmd = _openmpi(config, env, as_root, hostfile)
     elif flavor == "mpich":

@@ -39,9 +39,13 @@ def run(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) 
     output.parent.mkdir(parents=True, exist_ok=True)
     counts.unlink(missing_ok=True)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    logs = [Path(name) for name in app_launch.logs_of(app, config, plan.params)]
+    for log in logs:
+        log.unlink(missing_ok=True)  # this run's, not an earlier one's
     outcome = runner.execute(launch, profile_path, timeout=study.timeout, output=output)
     mpi = json.loads(counts.read_text()) if counts.exists() else None
     counts.unlink(missing_ok=True)
+    keep(output, outcome.stderr, logs)
     if outcome.timed_out or outcome.returncode != 0:
         return launch, outcome
     if app.profile_mpi and mpi is None:
@@ -58,6 +62,23 @@ def run(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) 
     profiles.validate(made)
     write_atomic(profile_path, json.dumps(made, indent=1))
     return launch, RunOutcome(outcome.returncode, profile_path, made, outcome.stderr, False, outcome.elapsed)
+
+
+def keep(output: Path, stderr: str, logs: list[Path]) -> None:
+    """The run's standard error and the log files it wrote appended to its kept output (which the figures and
+    regions are read from); the logs are moved there, so none is left behind or mistaken for the next run's."""
+    with output.open("a") as out:
+        for title, text in [("standard error", stderr)] + [(str(log), _take(log)) for log in logs]:
+            if text:
+                out.write(f"\n===== hybridperf: {title} =====\n{text}")
+
+
+def _take(log: Path) -> str:
+    if not log.is_file():
+        return ""
+    text = log.read_text(errors="replace")
+    log.unlink()
+    return text
 
 
 def _failed(outcome: RunOutcome, reason: str) -> RunOutcome:

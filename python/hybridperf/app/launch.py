@@ -1,8 +1,8 @@
 """How a run of the user's program is launched: its command with the placeholders filled, the program found, the
 MPI library and OpenMP runtime it is linked with (ldd; the counting library for that MPI: launch.pmpi), and the
-launch line. `mpi`: hybridperf's own line for that
-MPI, binding and OMP_* as for the kernels, with the counting library preloaded; `self`: the program alone (it
-starts its own ranks or threads), on the run's CPUs (taskset) with OMP_*."""
+launch line. `mpi`: hybridperf's own line for that MPI, binding and OMP_* as for the kernels, with the counting
+library preloaded; `self`: the program alone (it starts its own ranks or threads), on the run's CPUs (taskset)
+with OMP_NUM_THREADS."""
 
 from __future__ import annotations
 

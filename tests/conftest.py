@@ -73,6 +73,18 @@ def run_md(tmp_path: Path, md_binary: Path) -> Callable[..., KernelRun]:
     return lambda ranks=1, threads=1, args=(): run_md_in(tmp_path, ranks, threads, args)
 
 
+def lammps_run(lmp: str, setup: str, steps: int, workdir: Path, name: str) -> str:
+    """LAMMPS's output for `setup` (everything up to the run) followed by the thermo lines the golden files'
+    `thermo` reads (every quantity at full precision, per atom) and `run steps`."""
+    script = workdir / f"in.{name}"
+    script.write_text(setup + f"""thermo_style custom step temp pe ke etotal press
+thermo_modify norm yes format float %.16g
+run {steps}
+""")
+    return subprocess.run([lmp, "-in", str(script), "-log", "none"], capture_output=True, text=True, cwd=workdir,
+                          check=True).stdout
+
+
 def cpu_has_avx512() -> bool:
     try:
         return "avx512f" in Path("/proc/cpuinfo").read_text().split()

@@ -4,11 +4,10 @@ Needs Debian's `lammps` (installed by `make test`); skipped, saying so, when `lm
 """
 
 import shutil
-import subprocess
 
 import pytest
 
-from conftest import relative
+from conftest import lammps_run, relative
 from golden.make_golden import thermo
 
 LMP = shutil.which("lmp") or shutil.which("lmp_serial") or shutil.which("lmp_mpi")
@@ -18,9 +17,7 @@ LAMMPS_STYLE = {"lj/cut": "lj/cut", "lj/sf": "lj/smooth/linear"}
 
 
 def lammps_thermo(data, potential, steps, workdir):
-    script = workdir / f"in.{potential.replace('/', '_')}"
-    script.write_text(
-        f"""units lj
+    out = lammps_run(LMP, f"""units lj
 atom_style atomic
 read_data {data}
 pair_style {LAMMPS_STYLE[potential]} 2.5
@@ -29,13 +26,7 @@ neighbor 0.3 bin
 neigh_modify delay 0 every 20 check no
 fix 1 all nve
 thermo 100
-thermo_style custom step temp pe ke etotal press
-thermo_modify norm yes format float %.16g
-run {steps}
-"""
-    )
-    out = subprocess.run([LMP, "-in", str(script), "-log", "none"], capture_output=True, text=True, cwd=workdir,
-                         check=True).stdout
+""", steps, workdir, potential.replace("/", "_"))
     return thermo(out)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cpu_has_avx512, relative
+from conftest import cpu_has_avx512, lammps_run, relative
 from golden.make_golden import thermo
 
 LMP = shutil.which("lmp")
@@ -50,8 +50,7 @@ def start(run_md, tmp_path):
 
 def lammps(system: str, data: Path, steps: int, workdir: Path) -> tuple[dict, str]:
     style, path, elements, _ = SYSTEMS[system]
-    script = workdir / f"in.{system}"
-    script.write_text(f"""units metal
+    out = lammps_run(LMP, f"""units metal
 atom_style atomic
 read_data {data}
 pair_style {style}
@@ -63,12 +62,7 @@ timestep 0.001
 dump d all custom {steps + 1} lammps.dump id fx fy fz
 dump_modify d format float %.17g sort id
 thermo 50
-thermo_style custom step temp pe ke etotal press
-thermo_modify norm yes format float %.16g
-run {steps}
-""")
-    out = subprocess.run([LMP, "-in", str(script), "-log", "none"], capture_output=True, text=True, cwd=workdir,
-                         check=True).stdout
+""", steps, workdir, system)
     return thermo(out), (workdir / "lammps.dump").read_text()
 
 

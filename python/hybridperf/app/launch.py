@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,12 +50,6 @@ def program_path(word: str) -> Path:
     return path.resolve()
 
 
-def linked(binary: Path) -> str:
-    """ldd's view of the binary (empty for a static or non-ELF program)."""
-    result = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
-    return result.stdout if result.returncode == 0 else ""
-
-
 def openmp_runtime(libraries: str) -> str:
     for name, runtime in (("libgomp", "libgomp"), ("libomp.so", "libomp"), ("libiomp5", "libiomp5")):
         if name in libraries:
@@ -77,7 +70,8 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
     AppError when the program or the counting library is missing."""
     argv = command_of(app, config, params)
     binary = program_path(argv[0])
-    libraries = linked(binary)
+    listing = pmpi.linked(binary)
+    libraries = listing or ""  # a static or non-ELF program lists none
     runtime = openmp_runtime(libraries)
     if app.launch == "self":
         cpus = config.ranks_per_node * config.threads
@@ -89,7 +83,7 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
     flavor = pmpi.mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under mpirun
     extra = {}
     if app.profile_mpi:
-        counting = pmpi.library_for(binary)
+        counting = pmpi.library_for(binary, ldd_output=listing)
         if counting.path is None:
             raise AppError(f"{binary}: {counting.reason} (or set profile_mpi: false to run it without counting MPI)")
         extra = {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}

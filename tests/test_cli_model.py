@@ -71,7 +71,7 @@ def test_recommend_with_a_given_thread_loss_says_so():
 @pytest.mark.parametrize("args,message", [
     (["--cluster", "nosuch"], "unknown cluster 'nosuch'"),
     (["--nodes", "1,x"], "--nodes must be comma-separated integers"),
-    (["--kernel", "clomp"], "--kernel must be md or spmv"),
+    (["--kernel", "clomp"], "--kernel must be md, spmv or app"),
     (["--size", "0"], "--size and --steps must be 1 or more"),
     (["--work-seconds", "-1"], "--work-seconds above 0"),
     (["--cluster", "stella", "--nodes", "32"], "Stella has 16 nodes"),

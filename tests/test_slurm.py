@@ -3,9 +3,11 @@ stopped at the end): the same study run through Slurm and locally must give the 
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from hybridperf.study.expand import expand
 from hybridperf.study.backends.slurm import SlurmBackend
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
+REPO = Path(__file__).resolve().parents[1]
 SPEC = """study: both
 kernel: md
 params: {{size: 6, steps: 20}}
@@ -84,3 +87,53 @@ def test_batch_scripts_request_the_shape_and_give_srun_its_cpus(tmp_path):
     over = backend.script_text(plans[(2, 2)], backend.launch(plans[(2, 2)]))
     assert "#SBATCH --exclusive" in over and "--ntasks-per-node" not in over.split("srun")[0]
     assert "--overcommit --cpu-bind=none" in over
+
+
+APP_SPEC = """study: app
+kernel: app
+app:
+{app}
+params: {{cells: 1, steps: 40}}
+configurations: [{configurations}]
+cores: [2]
+repeats: 1
+backend: slurm
+slurm: {{mpi: pmix}}
+results: {results}
+"""
+
+
+@pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
+def test_an_app_study_runs_through_slurm_counted_and_read_as_locally(cluster, tmp_path):
+    """kernel: app through Slurm: LAMMPS as an srun step with the counting library preloaded, its output (the
+    job's) kept and read into figures, regions and MPI classes; a program that starts its own ranks is one task
+    holding all the configuration's CPUs."""
+    results = tmp_path / "res"
+    lammps = (f"  command: [lmp, -in, {REPO / 'studies' / 'inputs' / 'lj-melt.lmp'}, -var, cells, '{{cells}}', "
+              "-var, steps, '{steps}', -log, none]\n  parser: lammps")
+    path = tmp_path / "lj.yaml"
+    path.write_text(APP_SPEC.format(app=lammps, configurations="pure-mpi", results=results))
+    out = subprocess.run([*HYBRIDPERF, "study", str(path), "--no-report"], env=cluster, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    (run,) = stored(results).values()
+    assert run["status"] == "ok" and run["backend"] == "slurm", run["stderr"]
+    script = (results / "slurm" / f"{run['run_key']}.sbatch").read_text()
+    assert "srun --mpi=pmix" in script and "export LD_PRELOAD=" in script
+    profile = json.loads((results / run["profile_path"]).read_text())
+    assert profile["comm"]["p2p"]["messages"] > 0 and {"pair", "comm"} <= set(profile["regions"])
+    output = (results / "outputs" / f"{run['run_key']}.out").read_text()
+    assert f"Loop time of {run['loop_time']:g} on 2 procs for 40 steps" in output
+
+    self_results = tmp_path / "self"
+    shell = ("  command: [sh, -c, 'echo cpus=$(nproc) threads=$OMP_NUM_THREADS; echo took 0.5 s']\n  launch: self\n"
+             "  figures:\n    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}")
+    path.write_text(APP_SPEC.format(app=shell, configurations="hybrid-1", results=self_results))
+    out = subprocess.run([*HYBRIDPERF, "study", str(path), "--no-report"], env=cluster, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    (run,) = stored(self_results).values()
+    assert (run["status"], run["loop_time"]) == ("ok", 0.5), run["stderr"]
+    script = (self_results / "slurm" / f"{run['run_key']}.sbatch").read_text()
+    assert "#SBATCH --ntasks-per-node=1\n#SBATCH --cpus-per-task=2\n" in script and "taskset" not in script
+    assert "cpus=2 threads=2" in (self_results / "outputs" / f"{run['run_key']}.out").read_text()

@@ -202,4 +202,12 @@ int hp_ompt_active(void);
 int hp_ompt_reduce(hp_comm *quiet, MPI_Comm comm, hp_omp_region **out);
 void hp_ompt_free(hp_omp_region *r, int n);
 
+/* ---- the affinity read-back (busy.c) ---- */
+
+/* CPUs this process may run on; -1 when unknown. */
+int hp_cpus_allowed(void);
+/* Threads of this process that did work (a tenth of the busiest one's CPU time or more); -1 when the
+ * process has run too briefly to tell. */
+int hp_busy_threads(void);
+
 #endif

@@ -39,6 +39,7 @@ static void library_version(char *out, size_t n)
 
 typedef struct {
     int ranks, requested, provided, pcontrol, ompt;
+    int cpus[2], busy[2]; /* the affinity read-back (busy.c): smallest and largest over the ranks */
     hp_comm_stat comm[HP_NCLASSES], one_sided;
     hp_omp_region *regions;
     int nregions;
@@ -59,6 +60,16 @@ static void write_json(hp_json *j, const summary *s)
     hp_json_string(j, "counting", s->pcontrol ? "pcontrol" : "init-to-finalize");
     hp_json_comm(j, s->comm);
     hp_json_comm_class(j, "one_sided", &s->one_sided);
+    hp_json_object_begin(j, "threads");
+    hp_json_object_begin(j, "cpus_allowed");
+    hp_json_int(j, "min", s->cpus[0]);
+    hp_json_int(j, "max", s->cpus[1]);
+    hp_json_object_end(j);
+    hp_json_object_begin(j, "busy");
+    hp_json_int(j, "min", s->busy[0]);
+    hp_json_int(j, "max", s->busy[1]);
+    hp_json_object_end(j);
+    hp_json_object_end(j);
     hp_json_string(j, "openmp_tool", s->ompt ? "ompt" : "unavailable");
     hp_json_object_begin(j, "regions");
     for (int k = 0; k < s->nregions; k++) {
@@ -91,6 +102,12 @@ static void save(const char *path, const summary *s)
     free(text);
 }
 
+static void reduce_min_max(int mine, int out[2], MPI_Comm comm)
+{
+    PMPI_Allreduce(&mine, &out[0], 1, MPI_INT, MPI_MIN, comm);
+    PMPI_Allreduce(&mine, &out[1], 1, MPI_INT, MPI_MAX, comm);
+}
+
 void hp_profile_write(int requested, int provided, int pcontrol)
 {
     const MPI_Comm world = MPI_COMM_WORLD;
@@ -106,6 +123,8 @@ void hp_profile_write(int requested, int provided, int pcontrol)
     hp_threads_total(&total, &one_sided);
     hp_reduce_comm(&total, world, s.comm);
     hp_reduce_counts(&total, &one_sided, world, &s.one_sided);
+    reduce_min_max(hp_cpus_allowed(), s.cpus, world);
+    reduce_min_max(hp_busy_threads(), s.busy, world);
     int mine = hp_ompt_active();
     PMPI_Allreduce(&mine, &s.ompt, 1, MPI_INT, MPI_MIN, world); /* "ompt" only when every rank had it */
     s.nregions = hp_ompt_reduce(&total, world, &s.regions);

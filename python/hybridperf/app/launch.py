@@ -34,6 +34,11 @@ def logs_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> list[str]
     return [name.format(**_values(shape, params)) for name in app.logs]
 
 
+def env_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> dict[str, str]:
+    """The variables the spec sets for the program, placeholders filled."""
+    return {name: value.format(**_values(shape, params)) for name, value in app.env}
+
+
 def _values(shape: Placement, params: dict[str, Any]) -> dict[str, Any]:
     return {"ranks": shape.ranks, "threads": shape.threads, "ranks_per_node": shape.ranks_per_node,
             "nodes": shape.nodes, **params}
@@ -65,28 +70,34 @@ class AppLaunch:
     program: str  # the executable, resolved
 
 
-def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], counts: Path) -> AppLaunch:
+def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], counts: Path, *,
+              under_slurm: bool = False, srun_mpi: str | None = None) -> AppLaunch:
     """The launch of one run of shape `config` with `params`; `counts` is where the counting library writes.
-    AppError when the program or the counting library is missing."""
+    `under_slurm`: the line of a batch script's step (srun, with `srun_mpi` as its --mpi), or for launch: self the
+    program alone in the job's allocation. AppError when the program or the counting library is missing."""
     argv = command_of(app, config, params)
     binary = program_path(argv[0])
-    listing = pmpi.linked(binary)
+    own_env = env_of(app, config, params)
+    listing = pmpi.linked(binary, own_env)
     libraries = listing or ""  # a static or non-ELF program lists none
     runtime = openmp_runtime(libraries)
     if app.launch == "self":
         cpus = config.ranks_per_node * config.threads
         # the thread count only: a program that starts its own ranks places them itself (thread-MPI ranks share
         # one process, whose OMP_PLACES would put every rank's team on the same first cores)
-        env = {"OMP_NUM_THREADS": str(config.threads)}
-        return AppLaunch(Launch(["taskset", "--cpu-list", f"0-{cpus - 1}", *argv], env, []), "none", runtime,
-                         str(binary))
+        env = {"OMP_NUM_THREADS": str(config.threads), **own_env}
+        pinned = argv if under_slurm else ["taskset", "--cpu-list", f"0-{cpus - 1}", *argv]  # Slurm confines a job
+        return AppLaunch(Launch(pinned, env, []), "none", runtime, str(binary))
     flavor = pmpi.mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under mpirun
-    extra = {}
+    extra = dict(own_env)
     if app.profile_mpi:
         counting = pmpi.library_for(binary, ldd_output=listing)
         if counting.path is None:
             raise AppError(f"{binary}: {counting.reason} (or set profile_mpi: false to run it without counting MPI)")
-        extra = {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}
-    launch = build_launch(config, flavor, argv, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
-                          launcher=kernels.launcher_for(flavor), extra_env=extra)
+        extra |= {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}
+    if under_slurm:
+        launch = build_launch(config, "slurm", argv, srun_mpi=srun_mpi, extra_env=extra)
+    else:
+        launch = build_launch(config, flavor, argv, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
+                              launcher=app.launcher or kernels.launcher_for(flavor), extra_env=extra)
     return AppLaunch(launch, flavor, runtime, str(binary))

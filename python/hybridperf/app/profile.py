@@ -65,8 +65,20 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
     }
     if mpi is not None:
         profile["comm"] = mpi["comm"]
-        profile["app"] = {"counting": mpi.get("counting"), "openmp_tool": mpi.get("openmp_tool", "unavailable")}
+        profile["app"] = {"counting": mpi.get("counting"), "openmp_tool": mpi.get("openmp_tool", "unavailable"),
+                          "threads": mpi.get("threads")}
         parallel = {f"omp_{name}": r for name, r in mpi.get("regions", {}).items()}  # OMPT's parallel regions
         profile["regions"].update(parallel)
         groups["computation"] += list(parallel)
     return profile
+
+
+def ignored_threads(mpi: dict[str, Any] | None, threads: int) -> str | None:
+    """Why a run asked for `threads` threads per rank ignored them, from the counting library's read-back of the
+    threads that did work (docs/pmpi.md); None when it did not, or when that cannot be told."""
+    busy = ((mpi or {}).get("threads") or {}).get("busy", {})
+    if threads < 2 or busy.get("min", -1) < 0 or busy.get("max", 0) > 1:
+        return None
+    return (f"the program ignored the thread count: asked for {threads} threads per rank (OMP_NUM_THREADS={threads})"
+            ", no rank ran more than one busy thread (CPU time per thread read at MPI_Finalize); a program that "
+            "sets its own thread count needs {threads} in its command")

@@ -10,9 +10,12 @@
       check: 'Total wall time'   # a pattern a correct run prints (default: the parser's; none: exit status)
       profile_mpi: true    # count MPI by class with libhybridperf-mpi.so (launch: mpi only; default true)
       logs: [md.log]       # files the program writes that hold figures or its timing table (read, then kept)
+      env:                 # variables the program needs (its libraries: ldd reads them with these too)
+        LD_LIBRARY_PATH: /opt/lammps/lib
+      launcher: /opt/mpich/bin/mpiexec   # launch: mpi, the launcher to use (default: the one of the program's MPI)
 
-Placeholders in the command: {ranks}, {threads}, {ranks_per_node}, {nodes}, and every study parameter by its
-name. `error(path, message)` raises the spec's own error with the line of `path` under `app`."""
+Placeholders in the command, logs and env values: {ranks}, {threads}, {ranks_per_node}, {nodes}, and every study
+parameter by its name. `error(path, message)` raises the spec's own error with the line of `path` under `app`."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Any, Callable
 
 from hybridperf.app.parsers import PARSERS, FigureRule
 
-KEYS = {"command", "launch", "parser", "figures", "loop_time", "check", "profile_mpi", "logs"}
+KEYS = {"command", "launch", "parser", "figures", "loop_time", "check", "profile_mpi", "logs", "env", "launcher"}
 FIGURE_KEYS = {"regex", "unit", "better", "scale"}
 LAUNCHES = ("mpi", "self")
 PLACEHOLDERS = {"ranks", "threads", "ranks_per_node", "nodes"}
@@ -40,6 +43,8 @@ class AppSpec:
     profile_mpi: bool
     required: frozenset[str]  # figures a run must print: its time and every figure the spec names itself
     logs: tuple[str, ...] = ()  # files the program writes, read with its output (placeholders allowed)
+    env: tuple[tuple[str, str], ...] = ()  # variables set for the program (placeholders allowed)
+    launcher: str | None = None  # launch: mpi, the launcher in place of its MPI's own
 
 
 Error = Callable[[tuple, str], Exception]
@@ -140,5 +145,25 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     unknown = sorted(fields(tuple(logs)) - PLACEHOLDERS - params)
     if unknown:
         raise error(("logs",), f"placeholder {{{unknown[0]}}} is neither a shape nor a study parameter")
+    env = _env(raw.get("env", {}) or {}, params, error)
+    launcher = raw.get("launcher")
+    if launcher is not None and (launch != "mpi" or not isinstance(launcher, str) or not launcher):
+        raise error(("launcher",), "launcher is the MPI launcher's name or path (mpiexec), with launch: mpi only")
     return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
-                   frozenset({loop_time, *map(str, own)}), tuple(logs))
+                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher)
+
+
+def _env(raw: Any, params: set[str], error: Error) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, dict):
+        raise error(("env",), "env is a mapping of variable names to values: {LD_LIBRARY_PATH: /opt/app/lib}")
+    pairs = []
+    for name, value in raw.items():
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise error(("env", name), f"'{name}' is not an environment variable name")
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise error(("env", name), f"the value of {name} must be a string or a number")
+        pairs.append((name, str(value)))
+    unknown = sorted(fields(tuple(v for _, v in pairs)) - PLACEHOLDERS - params)
+    if unknown:
+        raise error(("env",), f"placeholder {{{unknown[0]}}} is neither a shape nor a study parameter")
+    return tuple(pairs)

@@ -147,7 +147,8 @@ CLUSTER_NAMES = cluster_names()
 def recommend_command(
     cluster: Annotated[str, typer.Option(help=f"A description of clusters/ ({', '.join(CLUSTER_NAMES)}), or this "
                                               "(this machine, calibrated with --calibration).")] = "this",
-    kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape.")] = "md",
+    kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape; app: your own program, from its "
+                                             "study's runs in --calibration (docs/apps.md).")] = "md",
     size: Annotated[Optional[int], typer.Option(help="md: fcc cells per side (4 s^3 atoms); spmv: n (brick "
                                                      "edge per core). Default: the calibration's serial run's; "
                                                      "on a preset md the thesis's small simulation (160); else "
@@ -188,8 +189,15 @@ def recommend_command(
         fail(f"--nodes must be comma-separated integers, not '{nodes}'")
     if not counts or counts[0] < 1:
         fail("--nodes needs node counts of 1 or more")
-    if kernel not in DEFAULT_SECONDS_PER_UNIT:
-        fail(f"--kernel must be md or spmv, not '{kernel}'")
+    if kernel not in (*DEFAULT_SECONDS_PER_UNIT, "app"):
+        fail(f"--kernel must be md, spmv or app, not '{kernel}'")
+    if kernel == "app":
+        if calibration is None:
+            fail("--kernel app needs --calibration: the results directory of the program's study (its own runs, "
+                 "and mixbench, ompbench and stream profiles if you have them)")
+        given = [name for name, value in (("--size", size), ("--steps", steps), ("--simulate", simulate)) if value]
+        if given:
+            fail(f"{', '.join(given)}: not for --kernel app (its problem is the one its runs solved)")
     if any(v is not None and v < 1 for v in (size, steps)) or (thread_loss or 0) < 0 or (work_seconds or 1) <= 0:
         fail("--size and --steps must be 1 or more, --thread-loss 0 or more, --work-seconds above 0")
     profiles = _profiles_of(calibration) if calibration else []
@@ -218,7 +226,7 @@ def recommend_command(
     counts = [k for k in counts if k <= c.nodes]
     if not counts:
         fail(f"{c.name} has {c.nodes} nodes: --nodes asks for more")
-    problem = _problem(kernel, c, size, steps, serial, cluster in presets.PRESETS)
+    problem = _problem(kernel, c, size, steps, serial, cluster in presets.PRESETS, profiles)
     threads = [sp.threads for sp in split.splits_of(c, 1)]
     measured = calibrate.thread_efficiency(profiles, kernel, serial) if profiles else None
     if thread_loss is not None:
@@ -270,13 +278,21 @@ def _sensitivity_table(c, problem, counts: list[int]) -> Table:
     return table
 
 
-def _problem(kernel: str, c, size: int | None, steps: int | None, serial: dict | None, preset: bool):
-    """The problem to split: the serial run's, rescaled to size, steps and the node; on a preset cluster the
-    thesis's MD code as published; else a default with an assumed work rate."""
+def _problem(kernel: str, c, size: int | None, steps: int | None, serial: dict | None, preset: bool,
+             profiles: list[dict]):
+    """The problem to split: the serial run's, rescaled to size, steps and the node (an app's: from its own runs);
+    on a preset cluster the thesis's MD code as published; else a default with an assumed work rate."""
     from dataclasses import replace
 
     from hybridperf.models import calibrate, presets, split
 
+    if kernel == "app":
+        if serial is None:
+            fail("the calibration holds no run of the program at 1 rank x 1 thread: its serial work is not known")
+        try:
+            return calibrate.app_problem(profiles, serial)
+        except ValueError as err:
+            fail(str(err))
     if serial:
         return calibrate.problem_from(serial, size, steps, c.cores_per_node)
     if kernel == "md" and preset:

@@ -8,6 +8,7 @@ means openmpi; MPICH's libmpich.so.12, or the libmpi.so.12 some distributions na
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -61,10 +62,12 @@ def default_lib_dir() -> Path:
     return (directory.parent if directory else kernels.REPO_ROOT / "build") / "lib"
 
 
-def linked(binary: Path) -> str | None:
-    """ldd's listing of a program's libraries; None when ldd cannot read it."""
+def linked(binary: Path, env: dict[str, str] | None = None) -> str | None:
+    """ldd's listing of a program's libraries, found with `env` added to this environment (the program's own
+    LD_LIBRARY_PATH); None when ldd cannot read it."""
     try:
-        result = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
+        result = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False,
+                                env={**os.environ, **(env or {})})
     except OSError:
         return None
     return result.stdout if result.returncode == 0 else None

@@ -16,12 +16,17 @@ microbenchmarks, with no hybrid run.
 - multithreading efficiency e_mt(T): the computation time (the profile's `region_groups`) of a T-rank run
   over that of a T-thread run of the same problem, where the directory holds both.
 What no profile gives falls back to a default that the Cluster marks assumed.
+
+For the user's own program (kernel: app, app_problem) the geometry is not known, so what each process sends comes
+from the program's own pure-MPI runs, counted by libhybridperf-mpi.so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from hybridperf.models.split import Cluster, log2_scaled, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
 
@@ -102,8 +107,60 @@ def problem_from(serial: dict[str, Any], size: int | None = None, steps: int | N
 
 
 def computation(profile: dict[str, Any]) -> float:
-    names = profile.get("region_groups", {}).get("computation", [])
-    return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
+    """The computation regions' time; for a program without its own timing table (an app), its loop time."""
+    names = [n for n in profile.get("region_groups", {}).get("computation", []) if n in profile["regions"]]
+    if not names:
+        return _loop_time(profile)
+    return sum(profile["regions"][n]["time"]["avg"] for n in names)
+
+
+def _loop_time(profile: dict[str, Any]) -> float:
+    return next(f["value"] for f in profile["figures_of_merit"] if f["name"] == "loop_time")
+
+
+def _power_law(points: list[tuple[int, float]], exponent: float) -> tuple[Callable[[int], float], str]:
+    """y(n) through the points (n, y) as y_1 (n / n_1)^k: k fitted in log-log where two or more n were measured
+    with y > 0, else `exponent` (assumed); and how it was got."""
+    usable = sorted((n, y) for n, y in points if y > 0)
+    n1, y1 = usable[-1] if usable else (2, 0.0)
+    if len({n for n, _ in usable}) >= 2:
+        logs = np.log([[n, y] for n, y in usable])
+        exponent = float(np.polyfit(logs[:, 0], logs[:, 1], 1)[0])
+        how = f"n^{exponent:.2f} fitted"
+    else:
+        how = f"n^{exponent:.2f} assumed"
+    return (lambda n: y1 * (n / n1) ** exponent), how
+
+
+def app_problem(profiles: list[dict[str, Any]], serial: dict[str, Any]) -> Problem:
+    """The problem of the user's program (kernel: app) from its own runs of the serial run's problem: the work is
+    the serial run's loop time; what one process sends per run -- point-to-point bytes and messages, and its
+    collective calls -- is what the counting library measured on the pure-MPI runs, carried to other process
+    counts n as a power law through them (fitted where two or more counts were run; else a 3-D domain's halo,
+    bytes ~ n^-2/3 and messages flat, assumed). Its threaded loops are not counted: their fork/join cost is in
+    the measured multithreading efficiency. ValueError when the runs cannot give these."""
+    same = [p for p in profiles if p["kernel"] == "app" and problem(p["params"]) == problem(serial["params"])
+            and p["run"]["threads_per_rank"] == 1 and p["run"]["ranks"] > 1]
+    if "comm" not in serial or any("comm" not in p for p in same):
+        raise ValueError("the app's runs carry no MPI counts (run its study with profile_mpi: true, the default for "
+                         "launch: mpi)")
+    if not same:
+        raise ValueError("no pure-MPI run of the serial run's problem with 2 or more ranks: what the program sends "
+                         "cannot be known")
+    per_rank = [(p["run"]["ranks"], p["comm"]) for p in same]
+    halo, bytes_how = _power_law([(n, c["p2p"]["bytes_per_rank"]["avg"]) for n, c in per_rank], -2 / 3)
+    messages, messages_how = _power_law([(n, c["p2p"]["messages_per_rank"]["avg"]) for n, c in per_rank], 0.0)
+    largest = max(per_rank, key=lambda point: point[0])
+    collectives = largest[1]["collective"]["calls"] / largest[0]
+    counted = sorted({n for n, _ in per_rank})
+    return Problem(f"{serial['kernel_version'].rsplit('/', 1)[-1]} {_described(serial['params'])}", _loop_time(serial), halo, messages,
+                   collectives, 0.0, work_source="measured: the serial run's loop time",
+                   comm_source=f"measured by libhybridperf-mpi.so at {', '.join(map(str, counted))} ranks; bytes "
+                               f"{bytes_how}, messages {messages_how}")
+
+
+def _described(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in problem(params).items())
 
 
 def problem(params: dict[str, Any]) -> dict[str, Any]:

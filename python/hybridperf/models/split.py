@@ -109,6 +109,7 @@ class Problem:
     work_error: float = 0.05
     thread_efficiency: ThreadEfficiency = ThreadEfficiency()
     work_source: str = "assumed"
+    comm_source: str = "the kernel's decomposition (Table 6.1 shape)"
 
     def doubled(self) -> "Problem":
         return replace(self, name=f"{self.name} x2", work_seconds=2 * self.work_seconds,
@@ -249,12 +250,16 @@ def _variants(cluster: Cluster, problem: Problem) -> dict[str, tuple[str, Callab
 
     par = cluster.par_overhead
     eff = problem.thread_efficiency
+    n, halo, messages = cluster.cores_per_node, problem.halo_bytes, problem.messages
     losses = ", ".join(f"{1 - e:.1%} at {t}" for t, e in eff.points) + " threads" if eff.points else "none"
     return {
         "work (serial seconds)": (f"{problem.work_seconds:.4g} s; {problem.work_source}",
                                   lambda f: (cluster, replace(problem, work_seconds=problem.work_seconds * f))),
         "threading loss (1 - e_mt)": (f"{losses}; {eff.source}",
                                       lambda f: (cluster, replace(problem, thread_efficiency=eff.scaled(f)))),
+        "point-to-point sent per process": (
+            f"{halo(n):.3g} B in {messages(n):.3g} messages at {n} processes; {problem.comm_source}",
+            lambda f: (cluster, replace(problem, halo_bytes=lambda k: f * halo(k), messages=lambda k: f * messages(k)))),
         "fork/join per threaded loop": (f"{par(cluster.cores_per_node) * 1e6:.3g} us at {cluster.cores_per_node} "
                                         f"threads; {source('par_overhead')}",
                                         lambda f: (replace(cluster, par_overhead=lambda t: f * par(t)), problem)),

@@ -203,8 +203,6 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     params, zips = _validate_params(data, ctx, kernel, table)
     if kernel == APP:
         parse_app(data["app"], set(params) | {k for g in zips for k in g}, lambda path, m: ctx.error(("app", *path), m))
-        if backend != "local":
-            raise ctx.error(("backend",), "kernel: app runs on the local backend only (Slurm: not built yet)")
     configurations, configuration_params = _validate_configurations(data, ctx, kernel, table)
     given = set(params) | {k for group in zips for k in group}
     for option in table.values():

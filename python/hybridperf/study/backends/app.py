@@ -1,7 +1,8 @@
-"""The local backend's runs of the user's program (kernel: app; I/O): launched, its output kept whole beside the study's profiles
-(`outputs/<run>.out`), its figures and timing table read, the MPI library's counts taken in, and its profile
-written atomically. A run that fails to start, crashes, times out or does not print a required figure is
-returned without a profile and with the reason, so the study stores it as failed and goes on."""
+"""The runs of the user's program (kernel: app; I/O), locally or as Slurm jobs: launched, its output kept whole
+beside the study's profiles (`outputs/<run>.out`), its figures and timing table read, the MPI library's counts
+taken in, and its profile written atomically. A run that fails to start, crashes, times out, ignores its thread
+count or does not print a required figure is returned without a profile and with the reason, so the study
+stores it as failed and goes on."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 
 from hybridperf import profile as profiles
 from hybridperf.app import launch as app_launch
-from hybridperf.app.profile import FigureMissing, build
+from hybridperf.app.launch import AppLaunch
+from hybridperf.app.profile import FigureMissing, build, ignored_threads
 from hybridperf.files import write_atomic
 from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration, Launch
@@ -26,42 +28,67 @@ def output_path(profile_path: Path) -> Path:
     return profile_path.parent.parent / "outputs" / f"{profile_path.stem}.out"
 
 
-def prepare(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) -> Launch:
-    return app_launch.launch_of(study.app_spec, config, plan.params, profile_path.with_suffix(".mpi.json")).launch
+def counts_path(profile_path: Path) -> Path:
+    """Where the counting library writes the run's MPI counts (read, then removed)."""
+    return profile_path.with_suffix(".mpi.json")
+
+
+def prepare(study: Study, plan: RunPlan, config: Configuration, profile_path: Path,
+            slurm: bool = False) -> AppLaunch:
+    """The run's launch (an srun step when `slurm`), with what the program was found linked with."""
+    return app_launch.launch_of(study.app_spec, config, plan.params, counts_path(profile_path),
+                                srun_mpi=study.slurm.get("mpi") if slurm else None, under_slurm=slurm)
+
+
+def clear(study: Study, plan: RunPlan, profile_path: Path) -> None:
+    """Before a run: no counts, output or log files of an earlier one, to be mistaken for its own."""
+    output_path(profile_path).parent.mkdir(parents=True, exist_ok=True)
+    output_path(profile_path).unlink(missing_ok=True)
+    counts_path(profile_path).unlink(missing_ok=True)
+    for log in _logs(study, plan):
+        log.unlink(missing_ok=True)
 
 
 def run(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) -> tuple[Launch, RunOutcome]:
+    """One run on this machine."""
+    how = prepare(study, plan, config, profile_path)
+    clear(study, plan, profile_path)
+    started = time.time()
+    outcome = runner.execute(how.launch, profile_path, timeout=study.timeout, output=output_path(profile_path))
+    return how.launch, finish(study, plan, how, outcome, profile_path, started)
+
+
+def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, profile_path: Path, started: float,
+           host: str | None = None) -> RunOutcome:
+    """What an ended run left (its output already in output_path), made into its profile; `host`: where it ran
+    (default: here)."""
     app = study.app_spec
-    counts = profile_path.with_suffix(".mpi.json")
-    how = app_launch.launch_of(app, config, plan.params, counts)
-    launch = how.launch
-    output = output_path(profile_path)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    counts.unlink(missing_ok=True)
-    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    logs = [Path(name) for name in app_launch.logs_of(app, config, plan.params)]
-    for log in logs:
-        log.unlink(missing_ok=True)  # this run's, not an earlier one's
-    outcome = runner.execute(launch, profile_path, timeout=study.timeout, output=output)
+    counts, output = counts_path(profile_path), output_path(profile_path)
     mpi = json.loads(counts.read_text()) if counts.exists() else None
     counts.unlink(missing_ok=True)
-    keep(output, outcome.stderr, logs)
+    keep(output, outcome.stderr, _logs(study, plan))
     if outcome.timed_out or outcome.returncode != 0:
-        return launch, outcome
+        return outcome
     if app.profile_mpi and mpi is None:
-        return launch, _failed(outcome, "the MPI counting library wrote no counts (did the program call "
-                                        "MPI_Finalize?)")
+        return _failed(outcome, "the MPI counting library wrote no counts (did the program call MPI_Finalize?)")
+    ignored = ignored_threads(mpi, plan.threads)
+    if ignored:
+        return _failed(outcome, ignored)
     try:
         made = build(app, text=output.read_text(errors="replace"), source=str(output), program=how.program,
-                     command=launch.command,
-                     start_time=started, host=socket.gethostname(), ranks=plan.ranks, threads=plan.threads,
-                     ranks_per_node=plan.ranks_per_node, nodes=plan.nodes, environment=launch.env,
+                     command=how.launch.command, start_time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+                     host=host or socket.gethostname(), ranks=plan.ranks, threads=plan.threads,
+                     ranks_per_node=plan.ranks_per_node, nodes=plan.nodes, environment=how.launch.env,
                      params=plan.params, mpi=mpi, mpi_library=how.mpi, openmp_runtime=how.openmp_runtime)
     except FigureMissing as err:
-        return launch, _failed(outcome, str(err))
+        return _failed(outcome, str(err))
     profiles.validate(made)
     write_atomic(profile_path, json.dumps(made, indent=1))
-    return launch, RunOutcome(outcome.returncode, profile_path, made, outcome.stderr, False, outcome.elapsed)
+    return RunOutcome(outcome.returncode, profile_path, made, outcome.stderr, False, outcome.elapsed)
+
+
+def _logs(study: Study, plan: RunPlan) -> list[Path]:
+    return [Path(name) for name in app_launch.logs_of(study.app_spec, plan, plan.params)]
 
 
 def keep(output: Path, stderr: str, logs: list[Path]) -> None:

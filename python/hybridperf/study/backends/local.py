@@ -27,7 +27,7 @@ class LocalBackend:
     def launch(self, plan: RunPlan) -> Launch:
         path = profile_path(self.results, plan)
         if self.study.app is not None:
-            return app_run.prepare(self.study, plan, self.config(plan), path)
+            return app_run.prepare(self.study, plan, self.config(plan), path).launch
         return runner.prepare(plan.kernel, self.config(plan), plan.kernel_args(), path)
 
     def launch_line(self, plan: RunPlan) -> str:

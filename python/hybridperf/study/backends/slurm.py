@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -22,12 +23,13 @@ from pathlib import Path
 from typing import Callable
 
 from hybridperf import profile
+from hybridperf.app.launch import AppLaunch
 from hybridperf.files import write_atomic
 from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration, Launch
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.store.db import RunRecord
-from hybridperf.study.backends import profile_path, record
+from hybridperf.study.backends import app as app_run, profile_path, record
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
@@ -75,6 +77,7 @@ class Job:
     launch: Launch
     script: Path
     submitted: float
+    app: AppLaunch | None = None  # kernel: app, what its profile is made with when the job ends
 
 
 class SlurmBackend:
@@ -85,10 +88,24 @@ class SlurmBackend:
         self.scripts = results / "slurm"
 
     def launch(self, plan: RunPlan) -> Launch:
+        return self._prepared(plan)[0]
+
+    def _prepared(self, plan: RunPlan) -> tuple[Launch, AppLaunch | None]:
         config = Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
                                oversubscribe=self.study.oversubscribe, wait_policy=self.study.wait_policy)
-        return runner.prepare(plan.kernel, config, plan.kernel_args(), profile_path(self.results, plan),
-                              flavor="slurm", srun_mpi=self.study.slurm.get("mpi"))
+        path = profile_path(self.results, plan)
+        if self.study.app is not None:
+            how = app_run.prepare(self.study, plan, config, path, slurm=True)
+            return how.launch, how
+        return runner.prepare(plan.kernel, config, plan.kernel_args(), path, flavor="slurm",
+                              srun_mpi=self.study.slurm.get("mpi")), None
+
+    def _tasks(self, plan: RunPlan) -> tuple[int, int]:
+        """Tasks per node and CPUs per task: the configuration's; for a program that starts its own ranks (app
+        launch: self), one task holding all of them."""
+        if self.study.app is not None and self.study.app_spec.launch == "self":
+            return 1, plan.ranks_per_node * plan.threads
+        return plan.ranks_per_node, plan.threads
 
     def script_text(self, plan: RunPlan, launch: Launch) -> str:
         s = self.study.slurm
@@ -97,7 +114,8 @@ class SlurmBackend:
         if plan.mode.oversubscribed or s.get("exclusive"):
             lines.append("#SBATCH --exclusive")
         if not plan.mode.oversubscribed:
-            lines += [f"#SBATCH --ntasks-per-node={plan.ranks_per_node}", f"#SBATCH --cpus-per-task={plan.threads}"]
+            tasks, cpus = self._tasks(plan)
+            lines += [f"#SBATCH --ntasks-per-node={tasks}", f"#SBATCH --cpus-per-task={cpus}"]
         lines += [f"#SBATCH --time={s.get('time') or _walltime(self.study.timeout)}",
                   f"#SBATCH --output={out}.out", f"#SBATCH --error={out}.err"]
         lines += [f"#SBATCH --{k}={s[k]}" for k in ("partition", "account") if s.get(k)]
@@ -106,26 +124,28 @@ class SlurmBackend:
                   *[f"export {k}={shlex.quote(v)}" for k, v in launch.env.items()], shlex.join(launch.command)]
         return "\n".join(lines) + "\n"
 
-    def write_script(self, plan: RunPlan) -> tuple[Path, Launch]:
-        launch = self.launch(plan)
+    def write_script(self, plan: RunPlan) -> tuple[Path, Launch, AppLaunch | None]:
+        launch, app = self._prepared(plan)
         self.scripts.mkdir(parents=True, exist_ok=True)
         profile_path(self.results, plan).parent.mkdir(parents=True, exist_ok=True)
         path = self.scripts / f"{plan.key}.sbatch"
         write_atomic(path, self.script_text(plan, launch))
-        return path, launch
+        return path, launch, app
 
     def launch_line(self, plan: RunPlan) -> str:
-        path, launch = self.write_script(plan)
+        path, launch, _ = self.write_script(plan)
         return f"sbatch {path}   # {launch.command[0]} step: {' '.join(launch.command[1:8])} ..."
 
     def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None:
         jobs: dict[str, Job] = {}
         try:
             for plan in plans:
-                path, launch = self.write_script(plan)
+                path, launch, app = self.write_script(plan)
                 profile_path(self.results, plan).unlink(missing_ok=True)
+                if app:
+                    app_run.clear(self.study, plan, profile_path(self.results, plan))
                 job_id = _slurm("sbatch", "--parsable", str(path)).strip().split(";")[0]
-                jobs[job_id] = Job(plan, launch, path, time.time())
+                jobs[job_id] = Job(plan, launch, path, time.time(), app)
             while jobs:
                 for job_id, state in self._states(list(jobs)).items():
                     if state in ENDED:
@@ -147,27 +167,36 @@ class SlurmBackend:
         return states
 
     @staticmethod
-    def _accounted(job_id: str) -> tuple[str | None, str | None, str | None]:
-        """(state, exit code a:b, elapsed) from scontrol, else sacct; Nones when neither knows the job."""
+    def _accounted(job_id: str) -> tuple[str | None, str | None, str | None, str | None]:
+        """(state, exit code a:b, elapsed, nodes) from scontrol, else sacct; Nones when neither knows the job."""
         shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True)
         if shown.returncode == 0 and "JobState=" in shown.stdout:
             fields = dict(f.split("=", 1) for f in shown.stdout.split() if "=" in f)
-            return fields.get("JobState"), fields.get("ExitCode"), fields.get("RunTime")
-        acct = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "State,ExitCode,Elapsed"],
+            return fields.get("JobState"), fields.get("ExitCode"), fields.get("RunTime"), fields.get("NodeList")
+        acct = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "State,ExitCode,Elapsed,NodeList"],
                               capture_output=True, text=True)
         if acct.returncode == 0 and acct.stdout.strip():
-            state, code, elapsed = acct.stdout.strip().splitlines()[0].split("|")
-            return state.split()[0], code, elapsed
-        return None, None, None
+            state, code, elapsed, nodes = acct.stdout.strip().splitlines()[0].split("|")
+            return state.split()[0], code, elapsed, nodes
+        return None, None, None, None
 
     def _record(self, job_id: str, job: Job, state: str) -> RunRecord:
-        _, code, runtime = self._accounted(job_id)
+        _, code, runtime, nodes = self._accounted(job_id)
         path = profile_path(self.results, job.plan)
-        loaded = profile.load(path) if path.exists() and state != "TIMEOUT" else None
         err = self.scripts / f"{job.plan.key}.err"
         stderr = err.read_text(errors="replace") if err.exists() else ""
-        exit_code = int(code.split(":")[0]) if code else (0 if loaded else 1)
         elapsed = _seconds(runtime) if runtime else time.time() - job.submitted
-        outcome = RunOutcome(exit_code, path if loaded else None, loaded, f"slurm job {job_id}: {state}\n{stderr}",
-                             state == "TIMEOUT", elapsed)
+        if job.app is not None:  # the program's output is the job's: kept, and its profile made from it
+            out = self.scripts / f"{job.plan.key}.out"
+            if out.exists():
+                shutil.copyfile(out, app_run.output_path(path))
+            exit_code = int(code.split(":")[0]) if code else 1
+            ended = RunOutcome(exit_code, None, None, f"slurm job {job_id}: {state}\n{stderr}", state == "TIMEOUT",
+                               elapsed)
+            outcome = app_run.finish(self.study, job.plan, job.app, ended, path, job.submitted, host=nodes)
+        else:
+            loaded = profile.load(path) if path.exists() and state != "TIMEOUT" else None
+            exit_code = int(code.split(":")[0]) if code else (0 if loaded else 1)
+            outcome = RunOutcome(exit_code, path if loaded else None, loaded,
+                                 f"slurm job {job_id}: {state}\n{stderr}", state == "TIMEOUT", elapsed)
         return record(job.plan, self.study, self.name, f"sbatch {job.script}", outcome, job.submitted)

@@ -25,15 +25,17 @@ static const char *level_name(int level)
 }
 
 /* The first line of MPI_Get_library_version, up to its first comma ("Open MPI v4.1.4",
- * "MPICH Version: 4.0.2"), tabs as spaces: what the kernels' profiles call build.mpi_library. */
+ * "MPICH Version: 4.0.2"), blanks as single spaces: what the kernels' profiles call build.mpi_library. */
 static void library_version(char *out, size_t n)
 {
     char full[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     PMPI_Get_library_version(full, &len);
     full[strcspn(full, "\n\r,")] = '\0';
-    for (char *p = full; *p; p++)
-        if (*p == '\t') *p = ' ';
+    char *to = full; /* blanks squeezed to one space: MPICH pads "Version:" with a run of them */
+    for (const char *from = full; *from; from++)
+        if (!((*from == ' ' || *from == '\t') && to > full && to[-1] == ' ')) *to++ = *from == '\t' ? ' ' : *from;
+    *to = '\0';
     snprintf(out, n, "%s", full);
 }
 

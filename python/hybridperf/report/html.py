@@ -93,14 +93,21 @@ def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
             f"<ul>{pairs}</ul></details>")
 
 
+def _known(text: str) -> bool:
+    """Whether a build field holds something (an app's profile says `unknown` for what it cannot know)."""
+    return text not in ("", "unknown", "none")
+
+
 def _provenance(runs: list[dict[str, Any]]) -> str:
     p = next((r["profile"] for r in runs if r["profile"]), None)
     if not p:
         return ""
     b = p["build"]
-    return (f"<p>{html.escape(p['kernel'])} {html.escape(p['kernel_version'])} ({html.escape(b['git_revision'])}), "
-            f"{html.escape(b['compiler'])}, {html.escape(b['mpi_library'])}, {html.escape(b['openmp_runtime'])} "
-            f"(OpenMP {b['openmp_version']}); hosts: {html.escape(', '.join(p['run']['hosts']))}.</p>")
+    revision = f" ({b['git_revision']})" if _known(b["git_revision"]) else ""
+    openmp = b["openmp_runtime"] + (f" (OpenMP {b['openmp_version']})" if b["openmp_version"] else "")
+    parts = [f"{p['kernel']} {p['kernel_version']}{revision}", b["compiler"], b["mpi_library"], openmp]
+    return (f"<p>{html.escape(', '.join(part for part in parts if _known(part)))}; "
+            f"hosts: {html.escape(', '.join(p['run']['hosts']))}.</p>")
 
 
 def _simulated_notice(runs: list[dict[str, Any]]) -> str:

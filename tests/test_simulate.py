@@ -72,13 +72,15 @@ MANY_BODY = [  # DL_POLY's shapes: eam/fs one and two elements (densities home, 
                                                                                  reason="apt-get install lammps"))
                                            for a in MANY_BODY]])
 def test_plan_equals_the_real_runs_messages_and_bytes(run_md, ranks, args):
-    """Message for message and byte for byte: the plan's traffic per rank is what the run's profile counts, and
+    """Call for call, message for message and byte for byte: the plan's traffic per rank is what the run's profile
+    counts, and
     its halo messages carry the atoms the run sent in each direction (rank numbering as MPI_Cart_create's)."""
     real = run_md(ranks=ranks, args=args)
     assert real.returncode == 0, real.stderr
     plan = md_plan(args, ranks)
     comm = real.profile["comm"]
     sent = [traffic(plan, r) for r in plan.ranks_plan]
+    assert sum(t.p2p_calls for t in sent) == comm["p2p"]["calls"]
     assert sum(t.p2p_messages for t in sent) == comm["p2p"]["messages"]
     assert sum(t.p2p_bytes for t in sent) == comm["p2p"]["bytes"]
     assert sum(t.collectives for t in sent) == comm["collective"]["calls"]

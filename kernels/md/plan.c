@@ -48,10 +48,16 @@ static void build_halos(md_layout *l, double cut)
     }
 }
 
-static void sendrecv(hp_json *j, const char *region, int to, long long bytes, int from, long long recv_bytes)
+/* One exchange with a neighbour: a Sendrecv (one call), or -- where the receiver cannot know the size in advance
+ * (migration, the halo's rebuild) -- hp_sendrecv_grow's Isend, Probe, Recv and Wait (GROWN calls), one message. */
+enum { FIXED = 1, GROWN = 4 };
+
+static void sendrecv(hp_json *j, const char *region, int to, long long bytes, int from, long long recv_bytes,
+                     int calls)
 {
     hp_json_object_begin(j, NULL);
     hp_json_string(j, "op", "sendrecv");
+    hp_json_int(j, "calls", calls);
     hp_json_string(j, "region", region);
     hp_json_int(j, "to", to);
     hp_json_int(j, "bytes", bytes);
@@ -60,8 +66,9 @@ static void sendrecv(hp_json *j, const char *region, int to, long long bytes, in
     hp_json_object_end(j);
 }
 
-/* The six messages of a forward exchange (halo.c's order): `width` doubles per atom sent, per ghost received. */
-static void forward_messages(hp_json *j, const md_layout *l, int r, const char *region, int width)
+/* The six messages of a forward exchange (halo.c's order): `width` doubles per atom sent, per ghost received;
+ * `calls` per message. */
+static void forward_messages(hp_json *j, const md_layout *l, int r, const char *region, int width, int calls)
 {
     const hp_decomp *d = &l->decomp[r];
     const md_halo *h = &l->halo[r];
@@ -69,7 +76,7 @@ static void forward_messages(hp_json *j, const md_layout *l, int r, const char *
     for (int k = 0; k < MD_DIRECTIONS; k++) {
         const int dim = k / 2, side = k % 2;
         sendrecv(j, region, d->neighbor[dim][side], bytes * h->send_count[k], d->neighbor[dim][1 - side],
-                 bytes * h->recv_count[k]);
+                 bytes * h->recv_count[k], calls);
     }
 }
 
@@ -82,17 +89,18 @@ static void reverse_messages(hp_json *j, const md_layout *l, int r, const char *
     for (int k = MD_DIRECTIONS - 1; k >= 0; k--) {
         const int dim = k / 2, side = k % 2;
         sendrecv(j, region, d->neighbor[dim][1 - side], bytes * h->recv_count[k], d->neighbor[dim][side],
-                 bytes * h->send_count[k]);
+                 bytes * h->send_count[k], FIXED);
     }
 }
 
-/* A step's point-to-point messages after migration: the halo (`width` doubles per atom), then the potential's. */
-static void step_messages(hp_json *j, const md_sim *s, const md_layout *l, int r, int width)
+/* A step's point-to-point messages after migration: the halo (`width` doubles per atom; rebuilt: sizes unknown
+ * to the receiver), then the potential's. */
+static void step_messages(hp_json *j, const md_sim *s, const md_layout *l, int r, int width, int rebuilt)
 {
-    forward_messages(j, l, r, "halo_exchange", width);
+    forward_messages(j, l, r, "halo_exchange", width, rebuilt ? GROWN : FIXED);
     if (s->eam) {
         reverse_messages(j, l, r, "density_exchange", 1);
-        forward_messages(j, l, r, "density_exchange", 1);
+        forward_messages(j, l, r, "density_exchange", 1, FIXED);
     }
     if (s->eam || s->tersoff) reverse_messages(j, l, r, "force_exchange", 3);
 }
@@ -108,12 +116,12 @@ static void print_rank(hp_json *j, const md_sim *s, const md_layout *l, int r)
     hp_json_int(j, "ghosts", l->atoms[r].nghost);
     hp_json_int(j, "packed", packed);
     hp_json_array_begin(j, "ordinary");
-    step_messages(j, s, l, r, 3);
+    step_messages(j, s, l, r, 3, 0);
     hp_json_array_end(j);
     hp_json_array_begin(j, "rebuild");
     for (int k = 0; k < MD_DIRECTIONS; k++)
-        sendrecv(j, "migration", d->neighbor[k / 2][k % 2], 0, d->neighbor[k / 2][1 - k % 2], 0);
-    step_messages(j, s, l, r, md_lattice_types(s->p.lattice) > 1 ? 4 : 3);
+        sendrecv(j, "migration", d->neighbor[k / 2][k % 2], 0, d->neighbor[k / 2][1 - k % 2], 0, GROWN);
+    step_messages(j, s, l, r, md_lattice_types(s->p.lattice) > 1 ? 4 : 3, 1);
     hp_json_array_end(j);
     hp_json_array_begin(j, "thermo");
     hp_json_object_begin(j, NULL);

@@ -23,6 +23,7 @@ class Op:
     source: int = -1
     recv_bytes: int = 0
     tag: int = 0
+    calls: int = 1  # MPI calls it is made of (md's exchanges of unknown size: Isend, Probe, Recv, Wait)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class Plan:
 
 def _op(d: dict[str, Any]) -> Op:
     return Op(d["op"], d["region"], int(d["bytes"]), int(d.get("to", -1)), int(d.get("from", -1)),
-              int(d.get("recv_bytes", 0)), int(d.get("tag", 0)))
+              int(d.get("recv_bytes", 0)), int(d.get("tag", 0)), int(d.get("calls", 1)))
 
 
 STEP_TYPES = ("ordinary", "rebuild", "thermo")
@@ -78,7 +79,7 @@ def parse(data: dict[str, Any]) -> Plan:
 @dataclass(frozen=True)
 class Traffic:
     """What one rank sends over a run, as its profile counts it (hp_comm.h: every point-to-point call is a call,
-    a sendrecv or an isend one message)."""
+    a sendrecv -- of one or of `calls` calls -- or an isend one message)."""
 
     p2p_calls: int
     p2p_messages: int
@@ -92,4 +93,5 @@ def traffic(plan: Plan, rank: RankPlan) -> Traffic:
     p2p = [op for op in ops if op.kind in POINT_TO_POINT]
     sends = [op for op in p2p if op.kind in SENDS]
     coll = [op for op in ops if op.kind not in POINT_TO_POINT]
-    return Traffic(len(p2p), len(sends), sum(op.bytes for op in sends), len(coll), sum(op.bytes for op in coll))
+    return Traffic(sum(op.calls for op in p2p), len(sends), sum(op.bytes for op in sends), len(coll),
+                   sum(op.bytes for op in coll))

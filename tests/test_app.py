@@ -56,6 +56,9 @@ def runs(results: Path) -> list[dict]:
     ("  command: [lmp]\n  parser: lammps\n  env: [LD_LIBRARY_PATH]", "env is a mapping of variable names"),
     ("  command: [lmp]\n  parser: lammps\n  env:\n    LIB: '{prefix}/lib'", "placeholder {prefix} is neither"),
     ("  command: [lmp]\n  launch: self\n  parser: lammps\n  launcher: mpiexec", "with launch: mpi only"),
+    ("  command: [lmp]\n  parser: lammps\n  regions:\n    force: 'force (\\S+)'", "(?P<value>...) or (?P<avg>...)"),
+    ("  command: [lmp]\n  parser: lammps\n  regions:\n    halo: {regex: 'h (?P<value>\\S+)', communication: 1}",
+     "communication must be true or false"),
 ])
 def test_bad_app_blocks_name_their_line(tmp_path, app, message):
     with pytest.raises(spec.SpecError) as err:
@@ -249,6 +252,33 @@ def test_a_self_launched_program_runs_alone_on_its_cores_with_omp_set(tmp_path):
         output = (results / "outputs" / f"{r['run_key']}.out").read_text()
         assert f"threads={r['threads']} cpus={r['threads']} size=3" in output
         assert "comm" not in json.loads((results / r["profile_path"]).read_text())
+
+
+def test_a_programs_own_timing_lines_become_regions_by_the_specs_rules(tmp_path):
+    """regions: for a program without a ready-made parser: min/avg/max over ranks or one value, calls, a scale, the
+    communication ones grouped as such; a region the output does not show fails the run, naming it."""
+    results = tmp_path / "res"
+    path = tmp_path / "own.yaml"
+    script = "echo force 1.5 2.0 2.5 in 40 calls; echo halo took 300 ms; echo took 3.0 s"
+    app = (f"  command: [sh, -c, '{script}']\n  launch: self\n  figures:\n"
+           "    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}\n  regions:\n"
+           "    force: 'force (?P<min>\\S+) (?P<avg>\\S+) (?P<max>\\S+) in (?P<calls>\\d+) calls'\n"
+           "    halo: {regex: 'halo took (?P<value>\\S+) ms', scale: 0.001, communication: true}")
+    path.write_text(app_spec(results, app, params="size: 1", cores="[1]"))
+    assert study(path, "--no-report").returncode == 0
+    (run,) = runs(results)
+    profile = json.loads((results / run["profile_path"]).read_text())
+    force, halo = profile["regions"]["force"], profile["regions"]["halo"]
+    assert (force["calls"], force["time"]["min"], force["time"]["avg"], force["time"]["max"]) == (40, 1.5, 2.0, 2.5)
+    assert force["imbalance"] == pytest.approx(0.25) and halo["time"]["avg"] == pytest.approx(0.3)
+    assert profile["region_groups"] == {"computation": ["force"], "communication": ["halo"]}
+
+    missing = tmp_path / "missing.yaml"
+    missing.write_text(app_spec(tmp_path / "res2", app.replace("'halo took (", "'halo needed ("), params="size: 1",
+                                cores="[1]"))
+    assert study(missing, "--no-report").returncode == 0
+    (run,) = runs(tmp_path / "res2")
+    assert run["status"] == "failed" and "region halo not found in" in run["stderr"]
 
 
 def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):

@@ -37,6 +37,27 @@ def region(minimum: float, average: float, maximum: float, calls: int = 1) -> di
     return {"calls": calls, "time": stat, "imbalance": maximum / average - 1.0 if average > 0 else 0.0}
 
 
+@dataclass(frozen=True)
+class RegionRule:
+    """One region of a program's own timing output: a regular expression whose named group `value` (seconds, as
+    on every rank) or groups `min`, `avg`, `max` (over ranks; `avg` alone will do), and optionally `calls`, give
+    the region; the times are multiplied by `scale`."""
+
+    name: str
+    pattern: str
+    communication: bool = False
+    scale: float = 1.0
+
+    def read(self, text: str) -> dict | None:
+        match = re.search(self.pattern, text, re.MULTILINE)
+        if not match:
+            return None
+        found = {k: float(v) * self.scale for k, v in match.groupdict().items() if v is not None and k != "calls"}
+        average = found.get("avg", found.get("value", 0.0))
+        calls = int(float(match.groupdict()["calls"])) if match.groupdict().get("calls") else 1
+        return region(found.get("min", average), average, found.get("max", average), calls)
+
+
 def lammps_regions(text: str) -> Regions:
     """LAMMPS's "MPI task timing breakdown": Pair, Bond, Kspace, Neigh, Comm, Output, Modify, Other, each min /
     avg / max seconds over the ranks (Other has only the average). The last table printed (the last run)."""

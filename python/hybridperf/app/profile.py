@@ -16,7 +16,7 @@ SCHEMA = "hybridperf.profile/1"
 
 
 class FigureMissing(ValueError):
-    """A figure the spec names (or the run's time) that the run's output does not show."""
+    """A figure or region the spec names (or the run's time) that the run's output does not show."""
 
 
 def figures(app: AppSpec, text: str, source: str) -> list[dict[str, Any]]:
@@ -31,11 +31,20 @@ def figures(app: AppSpec, text: str, source: str) -> list[dict[str, Any]]:
     return found
 
 
-def regions(app: AppSpec, text: str, loop_time: float) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """The program's own timing table as regions, with `total` the run's time; and their groups."""
+def regions(app: AppSpec, text: str, source: str, loop_time: float) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The program's own timing table (the parser's, and the spec's regions) as regions, with `total` the run's
+    time; and their groups. FigureMissing for a region the spec names that the output does not show."""
     own = PARSERS[app.parser].regions(text) if app.parser else {}
-    communication = [name for name in own if app.parser and name in PARSERS[app.parser].communication]
-    groups = {"computation": [name for name in own if name not in communication], "communication": communication}
+    communication = {name for name in own if app.parser and name in PARSERS[app.parser].communication}
+    for rule in app.regions:
+        found = rule.read(text)
+        if found is None:
+            raise FigureMissing(f"region {rule.name} not found in {source}: its pattern {rule.pattern!r} matches "
+                                "nothing there")
+        own[rule.name] = found
+        communication = communication - {rule.name} | ({rule.name} if rule.communication else set())
+    groups = {"computation": [name for name in own if name not in communication],
+              "communication": [name for name in own if name in communication]}
     return {**own, "total": region(loop_time, loop_time, loop_time)}, groups
 
 
@@ -46,7 +55,7 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
     """The run's profile; FigureMissing when its output lacks a required figure."""
     values = figures(app, text, source)
     loop_time = next(f["value"] for f in values if f["name"] == app.loop_time)
-    own_regions, groups = regions(app, text, loop_time)
+    own_regions, groups = regions(app, text, source, loop_time)
     checks = {}
     if app.check:
         passed = re.search(app.check, text, re.MULTILINE) is not None

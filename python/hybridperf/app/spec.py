@@ -6,6 +6,9 @@
       parser: lammps       # ready-made figures and regions: lammps | gromacs (optional)
       figures:             # the program's own figures of merit, each read by a regular expression
         atoms: {regex: 'with (?P<value>\\d+) atoms', unit: atoms, better: higher}
+      regions:             # the program's own timing breakdown, each region read by a regular expression
+        force: {regex: 'force (?P<min>[0-9.]+) (?P<avg>[0-9.]+) (?P<max>[0-9.]+)'}
+        halo: {regex: 'halo took (?P<value>[0-9.]+) s', communication: true}
       loop_time: loop_time # which figure is the run's time (default: the parser's)
       check: 'Total wall time'   # a pattern a correct run prints (default: the parser's; none: exit status)
       profile_mpi: true    # count MPI by class with libhybridperf-mpi.so (launch: mpi only; default true)
@@ -24,10 +27,12 @@ import string
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hybridperf.app.parsers import PARSERS, FigureRule
+from hybridperf.app.parsers import PARSERS, FigureRule, RegionRule
 
-KEYS = {"command", "launch", "parser", "figures", "loop_time", "check", "profile_mpi", "logs", "env", "launcher"}
+KEYS = {"command", "launch", "parser", "figures", "regions", "loop_time", "check", "profile_mpi", "logs", "env",
+        "launcher"}
 FIGURE_KEYS = {"regex", "unit", "better", "scale"}
+REGION_KEYS = {"regex", "communication", "scale"}
 LAUNCHES = ("mpi", "self")
 PLACEHOLDERS = {"ranks", "threads", "ranks_per_node", "nodes"}
 
@@ -45,6 +50,7 @@ class AppSpec:
     logs: tuple[str, ...] = ()  # files the program writes, read with its output (placeholders allowed)
     env: tuple[tuple[str, str], ...] = ()  # variables set for the program (placeholders allowed)
     launcher: str | None = None  # launch: mpi, the launcher in place of its MPI's own
+    regions: tuple[RegionRule, ...] = ()  # the spec's own regions (beside, or replacing, the parser's)
 
 
 Error = Callable[[tuple, str], Exception]
@@ -58,38 +64,54 @@ def fields(command: tuple[str, ...]) -> set[str]:
     return names
 
 
-def _regex(value: Any, path: tuple, error: Error, named: bool) -> str:
+def _regex(value: Any, path: tuple, error: Error, named: bool, groups: tuple[str, ...] = ("value",)) -> str:
     if not isinstance(value, str) or not value:
         raise error(path, "a regular expression (a non-empty string) is needed")
     try:
         compiled = re.compile(value, re.MULTILINE)
     except re.error as err:
         raise error(path, f"not a valid regular expression: {err}") from None
-    if named and "value" not in compiled.groupindex:
-        raise error(path, "the expression needs a named group (?P<value>...) holding the number")
+    if named and not set(groups) & set(compiled.groupindex):
+        raise error(path, f"the expression needs a named group {' or '.join(f'(?P<{g}>...)' for g in groups)} "
+                          "holding the number")
     return value
 
 
 def _figure(name: str, raw: Any, error: Error) -> FigureRule:
     path = ("figures", name)
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        raise error(path, f"figure name '{name}' must be lower case letters, digits and '_'")
-    if isinstance(raw, str):
-        raw = {"regex": raw}
-    if not isinstance(raw, dict):
-        raise error(path, "a figure is {regex: ..., unit: ..., better: lower|higher}")
-    unknown = set(raw) - FIGURE_KEYS
-    if unknown:
-        raise error(path + (sorted(unknown)[0],), f"unknown figure key '{sorted(unknown)[0]}': use "
-                                                  f"{', '.join(sorted(FIGURE_KEYS))}")
+    raw = _named(name, raw, path, FIGURE_KEYS, error)
     better = raw.get("better", "lower")
     if better not in ("lower", "higher"):
         raise error(path + ("better",), f"better must be lower or higher, got {better!r}")
+    return FigureRule(name, _regex(raw.get("regex"), path + ("regex",), error, True), str(raw.get("unit", "")),
+                      better, float(raw.get("scale", 1.0)))
+
+
+def _named(name: Any, raw: Any, path: tuple, keys: set[str], error: Error) -> dict:
+    """A figure's or region's entry: its name checked, a bare string as its regex, its keys known."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", str(name)):
+        raise error(path, f"name '{name}' must be lower case letters, digits and '_'")
+    if isinstance(raw, str):
+        raw = {"regex": raw}
+    if not isinstance(raw, dict):
+        raise error(path, f"an entry is {{{', '.join(sorted(keys))}}}")
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        raise error(path + (unknown[0],), f"unknown key '{unknown[0]}': use {', '.join(sorted(keys))}")
     scale = raw.get("scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or scale <= 0:
         raise error(path + ("scale",), f"scale must be a number above 0, got {scale!r}")
-    return FigureRule(name, _regex(raw.get("regex"), path + ("regex",), error, True), str(raw.get("unit", "")),
-                      better, float(scale))
+    return raw
+
+
+def _region(name: str, raw: Any, error: Error) -> RegionRule:
+    path = ("regions", name)
+    raw = _named(name, raw, path, REGION_KEYS, error)
+    communication = raw.get("communication", False)
+    if not isinstance(communication, bool):
+        raise error(path + ("communication",), "communication must be true or false")
+    return RegionRule(name, _regex(raw.get("regex"), path + ("regex",), error, True, ("value", "avg")),
+                      communication, float(raw.get("scale", 1.0)))
 
 
 def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
@@ -146,11 +168,15 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     if unknown:
         raise error(("logs",), f"placeholder {{{unknown[0]}}} is neither a shape nor a study parameter")
     env = _env(raw.get("env", {}) or {}, params, error)
+    own_regions = raw.get("regions", {}) or {}
+    if not isinstance(own_regions, dict):
+        raise error(("regions",), "regions is a mapping of names to {regex, communication, scale}")
+    regions = tuple(_region(str(name), value, error) for name, value in own_regions.items())
     launcher = raw.get("launcher")
     if launcher is not None and (launch != "mpi" or not isinstance(launcher, str) or not launcher):
         raise error(("launcher",), "launcher is the MPI launcher's name or path (mpiexec), with launch: mpi only")
     return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
-                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher)
+                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher, regions)
 
 
 def _env(raw: Any, params: set[str], error: Error) -> tuple[tuple[str, str], ...]:

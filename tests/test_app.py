@@ -281,6 +281,23 @@ def test_a_programs_own_timing_lines_become_regions_by_the_specs_rules(tmp_path)
     assert run["status"] == "failed" and "region halo not found in" in run["stderr"]
 
 
+def test_pmnf_recovers_the_law_of_an_apps_times(tmp_path):
+    """model pmnf on an app study's runs at three core counts: a program whose time is 0.1 + 2/p gets that model
+    back (a self-launched awk, so that 4 cores can be declared on this 2-core machine without MPI refusing it)."""
+    results = tmp_path / "res"
+    path = tmp_path / "law.yaml"
+    path.write_text(app_spec(results, "  command: [awk, 'BEGIN {{ print \"took\", 2 / {threads} + 0.1, \"s\" }}']\n"
+                                      "  launch: self\n  figures:\n"
+                                      "    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}",
+                             params="size: 1", cores="[1, 2, 4]").replace("[pure-mpi]", "[hybrid-1]")
+                    + "cores_per_node: 4\n")
+    assert study(path, "--no-report").returncode == 0
+    assert sorted(r["loop_time"] for r in runs(results)) == [0.6, 1.1, 2.1]
+    fitted = subprocess.run([*HYBRIDPERF, "model", "pmnf", str(results)], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    assert fitted.returncode == 0 and "0.1 + 2 * p^(-1)" in fitted.stdout, fitted.stdout + fitted.stderr
+
+
 def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):
     """`results export --thicket DIR`: one file per run, which Thicket (llnl-thicket) loads as one ensemble, the
     run's configuration as its metadata and the regions and MPI classes as the tree."""

@@ -298,6 +298,26 @@ def test_pmnf_recovers_the_law_of_an_apps_times(tmp_path):
     assert fitted.returncode == 0 and "0.1 + 2 * p^(-1)" in fitted.stdout, fitted.stdout + fitted.stderr
 
 
+def test_a_self_launched_program_is_watched_for_the_threads_it_was_given(tmp_path):
+    """launch: self has no counting library in the program, so its busy threads are read from /proc while it runs,
+    every process of its session together: one busy loop asked for 2 threads is a failed run saying so; two loops
+    (two processes, as a program starting its own ranks would) are 2 busy threads and an ok run."""
+    loop = "awk \"BEGIN {{ for (i = 0; i < 1.2e8; i++) s += i; print \\\"took 1 s\\\" }}\""
+    for name, script in (("one", loop), ("two", f"{loop} & {loop}; wait")):
+        results = tmp_path / name
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(app_spec(results, f"  command: [sh, -c, '{script}']\n  launch: self\n  figures:\n"
+                                          "    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}",
+                                 params="size: 1", cores="[2]").replace("[pure-mpi]", "[hybrid-1]"))
+        assert study(path, "--no-report").returncode == 0
+    (one,) = runs(tmp_path / "one")
+    assert one["status"] == "failed" and "the program ignored the thread count: asked for 2" in one["stderr"]
+    assert "from /proc while it ran" in one["stderr"]
+    (two,) = runs(tmp_path / "two")
+    assert two["status"] == "ok", two["stderr"]
+    assert json.loads((tmp_path / "two" / two["profile_path"]).read_text())["app"]["threads"] == {"busy_in_all": 2}
+
+
 def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):
     """`results export --thicket DIR`: one file per run, which Thicket (llnl-thicket) loads as one ensemble, the
     run's configuration as its metadata and the regions and MPI classes as the tree."""

@@ -51,8 +51,10 @@ def regions(app: AppSpec, text: str, source: str, loop_time: float) -> tuple[dic
 def build(app: AppSpec, *, text: str, source: str, program: str, command: list[str], start_time: str, host: str,
           ranks: int,
           threads: int, ranks_per_node: int, nodes: int, environment: dict[str, str], params: dict[str, Any],
-          mpi: dict[str, Any] | None, mpi_library: str, openmp_runtime: str) -> dict[str, Any]:
-    """The run's profile; FigureMissing when its output lacks a required figure."""
+          mpi: dict[str, Any] | None, mpi_library: str, openmp_runtime: str,
+          busy_threads: int | None = None) -> dict[str, Any]:
+    """The run's profile; FigureMissing when its output lacks a required figure. `busy_threads`: the threads of a
+    program that starts its own seen doing work, in all (None: not read, or too short a run)."""
     values = figures(app, text, source)
     loop_time = next(f["value"] for f in values if f["name"] == app.loop_time)
     own_regions, groups = regions(app, text, source, loop_time)
@@ -72,6 +74,9 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
         "params": params, "status": "ok" if all(c["pass"] for c in checks.values()) else "check-failed",
         "checks": checks, "figures_of_merit": values, "regions": own_regions, "region_groups": groups,
     }
+    if busy_threads is not None:
+        profile["app"] = {"counting": None, "openmp_tool": "unavailable",
+                          "threads": {"busy_in_all": busy_threads}}
     if mpi is not None:
         profile["comm"] = mpi["comm"]
         profile["app"] = {"counting": mpi.get("counting"), "openmp_tool": mpi.get("openmp_tool", "unavailable"),
@@ -82,12 +87,12 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
     return profile
 
 
-def ignored_threads(mpi: dict[str, Any] | None, threads: int) -> str | None:
-    """Why a run asked for `threads` threads per rank ignored them, from the counting library's read-back of the
-    threads that did work (docs/pmpi.md); None when it did not, or when that cannot be told."""
-    busy = ((mpi or {}).get("threads") or {}).get("busy", {})
+def ignored_threads(busy: dict[str, int] | None, threads: int, where: str) -> str | None:
+    """Why a run asked for `threads` threads per rank ignored them, from the threads that did work (`busy`: min and
+    max over ranks, -1 unknown; read `where`); None when it did not, or when that cannot be told."""
+    busy = busy or {}
     if threads < 2 or busy.get("min", -1) < 0 or busy.get("max", 0) > 1:
         return None
     return (f"the program ignored the thread count: asked for {threads} threads per rank (OMP_NUM_THREADS={threads})"
-            ", no rank ran more than one busy thread (CPU time per thread read at MPI_Finalize); a program that "
-            "sets its own thread count needs {threads} in its command")
+            f", it ran no more than one busy thread (CPU time per thread read {where}); a program that sets its own "
+            "thread count needs {threads} in its command")

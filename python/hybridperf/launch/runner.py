@@ -17,6 +17,7 @@ from typing import Any
 
 from hybridperf import profile
 from hybridperf.launch import kernels
+from hybridperf.launch.busy import BusyThreads
 from hybridperf.launch.lines import build_launch, Configuration, Flavor, Launch
 
 
@@ -67,8 +68,9 @@ def prepare(
 
 
 def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: float | None = None,
-            output: Path | None = None, cwd: Path | None = None) -> RunOutcome:
-    """Runs the launch line; the kernel's stdout streams through when echo is on, or goes to `output`.
+            output: Path | None = None, cwd: Path | None = None, watch: BusyThreads | None = None) -> RunOutcome:
+    """Runs the launch line; the kernel's stdout streams through when echo is on, or goes to `output`; `watch`
+    reads the run's busy threads while it runs.
 
     The launcher runs in its own process group, so a timeout or Ctrl-C stops every rank, not just
     mpirun; on Ctrl-C the group is killed and KeyboardInterrupt propagates. A profile left by an
@@ -80,6 +82,8 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
     sink = output.open("w") if output else None
     proc = subprocess.Popen(launch.command, env=env, stdout=sink or (None if echo else subprocess.DEVNULL),
                             stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=cwd)
+    if watch:
+        watch.start(proc.pid)  # a new session's id is its leader's pid
     timed_out = False
     try:
         _, stderr = proc.communicate(timeout=timeout)
@@ -94,6 +98,8 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
     finally:
         if sink:
             sink.close()
+        if watch:
+            watch.stop()
     loaded = profile.load(profile_path) if profile_path.exists() and not timed_out else None
     return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out,
                       time.monotonic() - started)

@@ -17,6 +17,7 @@ from hybridperf.app.launch import AppLaunch
 from hybridperf.app.profile import FigureMissing, build, ignored_threads
 from hybridperf.files import write_atomic
 from hybridperf.launch import runner
+from hybridperf.launch.busy import BusyThreads
 from hybridperf.launch.lines import Configuration, Launch
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.study.expand import RunPlan
@@ -54,14 +55,16 @@ def run(study: Study, plan: RunPlan, config: Configuration, profile_path: Path) 
     how = prepare(study, plan, config, profile_path)
     clear(study, plan, profile_path)
     started = time.time()
-    outcome = runner.execute(how.launch, profile_path, timeout=study.timeout, output=output_path(profile_path))
-    return how.launch, finish(study, plan, how, outcome, profile_path, started)
+    watch = BusyThreads() if study.app_spec.launch == "self" else None  # no counting library to read them back
+    outcome = runner.execute(how.launch, profile_path, timeout=study.timeout, output=output_path(profile_path),
+                             watch=watch)
+    return how.launch, finish(study, plan, how, outcome, profile_path, started, busy_threads=watch and watch.count)
 
 
 def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, profile_path: Path, started: float,
-           host: str | None = None) -> RunOutcome:
+           host: str | None = None, busy_threads: int | None = None) -> RunOutcome:
     """What an ended run left (its output already in output_path), made into its profile; `host`: where it ran
-    (default: here)."""
+    (default: here); `busy_threads`: a self-launched program's threads seen working, all processes together."""
     app = study.app_spec
     counts, output = counts_path(profile_path), output_path(profile_path)
     mpi = json.loads(counts.read_text()) if counts.exists() else None
@@ -71,7 +74,11 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
         return outcome
     if app.profile_mpi and mpi is None:
         return _failed(outcome, "the MPI counting library wrote no counts (did the program call MPI_Finalize?)")
-    ignored = ignored_threads(mpi, plan.threads)
+    if mpi is not None:
+        ignored = ignored_threads((mpi.get("threads") or {}).get("busy"), plan.threads, "at MPI_Finalize")
+    else:
+        seen = None if busy_threads is None else {"min": busy_threads, "max": busy_threads}
+        ignored = ignored_threads(seen, plan.threads, "from /proc while it ran, all its processes together")
     if ignored:
         return _failed(outcome, ignored)
     try:
@@ -79,7 +86,8 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
                      command=how.launch.command, start_time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                      host=host or socket.gethostname(), ranks=plan.ranks, threads=plan.threads,
                      ranks_per_node=plan.ranks_per_node, nodes=plan.nodes, environment=how.launch.env,
-                     params=plan.params, mpi=mpi, mpi_library=how.mpi, openmp_runtime=how.openmp_runtime)
+                     params=plan.params, mpi=mpi, mpi_library=how.mpi, openmp_runtime=how.openmp_runtime,
+                     busy_threads=busy_threads)
     except FigureMissing as err:
         return _failed(outcome, str(err))
     profiles.validate(made)

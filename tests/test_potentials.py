@@ -26,13 +26,35 @@ def cli(*args, cwd=None):
     return subprocess.run([*HYBRIDPERF, *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
-@pytest.fixture(scope="module")
-def cuau(tmp_path_factory) -> Path:
-    """The Cu-Au Gupta file, written by the command a user runs."""
-    path = tmp_path_factory.mktemp("potential") / "CuAu.eam.fs"
-    out = cli("potential", "write", "gupta", "--elements", "Cu,Au", "--out", path)
+def written(tmp_path_factory, form: str, elements: str, name: str) -> Path:
+    """A potential file written by the command a user runs."""
+    path = tmp_path_factory.mktemp("potential") / name
+    out = cli("potential", "write", form, "--elements", elements, "--out", path)
     assert out.returncode == 0, out.stderr
     return path
+
+
+@pytest.fixture(scope="module")
+def cuau(tmp_path_factory) -> Path:
+    """The Cu-Au Gupta file."""
+    return written(tmp_path_factory, "gupta", "Cu,Au", "CuAu.eam.fs")
+
+
+def lammps_energy(tmp_path: Path, potential: Path, masses: dict[str, float], positions: np.ndarray,
+                  types: np.ndarray, box: float) -> float:
+    """LAMMPS's potential energy (eam/fs on `potential`) of atoms of the elements of `masses`, in a cubic box."""
+    atoms = "\n".join(f"{k + 1} {t + 1} {float(x)!r} {float(y)!r} {float(z)!r}"
+                      for k, (t, (x, y, z)) in enumerate(zip(types, positions)))
+    mass_lines = "\n".join(f"{k + 1} {m!r}" for k, m in enumerate(masses.values()))
+    (tmp_path / "system.data").write_text(f"system\n\n{len(types)} atoms\n{len(masses)} atom types\n\n"
+                                          f"0 {box!r} xlo xhi\n0 {box!r} ylo yhi\n0 {box!r} zlo zhi\n\n"
+                                          f"Masses\n\n{mass_lines}\n\nAtoms # atomic\n\n{atoms}\n")
+    (tmp_path / "in.system").write_text(f"units metal\natom_style atomic\nread_data system.data\npair_style eam/fs\n"
+                                        f"pair_coeff * * {potential} {' '.join(masses)}\nrun 0\n"
+                                        "print \"PE $(pe:%.17g)\"\n")
+    out = subprocess.run([LMP, "-in", "in.system", "-log", "none"], capture_output=True, text=True, cwd=tmp_path,
+                         check=True).stdout
+    return float(next(line for line in out.splitlines() if line.startswith("PE ")).split()[1])
 
 
 @pytest.fixture(scope="module")
@@ -171,16 +193,7 @@ def test_lammps_gives_the_energy_of_the_direct_sum(cuau, model, tmp_path):
     cells, box = 3, 3 * CU3AU
     positions, types = l12(CU3AU, cells)
     positions = (positions + np.random.default_rng(7).normal(0.0, 0.08, positions.shape)) % box
-    atoms = "\n".join(f"{k + 1} {t + 1} {float(x)!r} {float(y)!r} {float(z)!r}"
-                      for k, (t, (x, y, z)) in enumerate(zip(types, positions)))
-    (tmp_path / "cu3au.data").write_text(f"Cu3Au\n\n{len(types)} atoms\n2 atom types\n\n0 {box!r} xlo xhi\n"
-                                         f"0 {box!r} ylo yhi\n0 {box!r} zlo zhi\n\nMasses\n\n1 63.546\n2 196.96657\n\n"
-                                         f"Atoms # atomic\n\n{atoms}\n")
-    (tmp_path / "in.cu3au").write_text(f"units metal\natom_style atomic\nread_data cu3au.data\npair_style eam/fs\n"
-                                       f"pair_coeff * * {cuau} Cu Au\nrun 0\nprint \"PE $(pe:%.17g)\"\n")
-    out = subprocess.run([LMP, "-in", "in.cu3au", "-log", "none"], capture_output=True, text=True, cwd=tmp_path,
-                         check=True).stdout
-    theirs = float(next(line for line in out.splitlines() if line.startswith("PE ")).split()[1])
+    theirs = lammps_energy(tmp_path, cuau, {"Cu": 63.546, "Au": 196.96657}, positions, types, box)
     assert relative(theirs, sums.energy(model, positions, types, box)) < 1e-6
 
 

@@ -8,7 +8,6 @@ The LAMMPS check needs Debian's `lmp` (installed by `make test`); it is skipped,
 
 import math
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 
 from conftest import relative
 from hybridperf.potentials import params, setfl, sums
-from test_potentials import LMP, cli, read_setfl
+from test_potentials import LMP, cli, lammps_energy, read_setfl, written
 
 # Dai et al. 2006's Cu, written out here rather than read from the data file, so that a changed or misread
 # value fails the tests.
@@ -35,11 +34,8 @@ def published_density(r: np.ndarray) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def cu(tmp_path_factory) -> Path:
-    """The Cu file, written by the command a user runs."""
-    path = tmp_path_factory.mktemp("potential") / "Cu.dai.eam.fs"
-    out = cli("potential", "write", "dai-fs", "--elements", "Cu", "--out", path)
-    assert out.returncode == 0, out.stderr
-    return path
+    """The Cu file."""
+    return written(tmp_path_factory, "dai-fs", "Cu", "Cu.dai.eam.fs")
 
 
 @pytest.fixture(scope="module")
@@ -106,16 +102,9 @@ def test_lammps_gives_the_energy_of_the_direct_sum(cu, model, tmp_path):
     """A thermally disordered Cu cell, so that pairs fall all along the tables and across both cutoffs."""
     cells, box = 3, 3 * CU
     positions = (fcc(CU, cells) + np.random.default_rng(11).normal(0.0, 0.08, (4 * cells**3, 3))) % box
-    atoms = "\n".join(f"{k + 1} 1 {float(x)!r} {float(y)!r} {float(z)!r}" for k, (x, y, z) in enumerate(positions))
-    (tmp_path / "cu.data").write_text(f"Cu\n\n{len(positions)} atoms\n1 atom types\n\n0 {box!r} xlo xhi\n"
-                                      f"0 {box!r} ylo yhi\n0 {box!r} zlo zhi\n\nMasses\n\n1 63.546\n\n"
-                                      f"Atoms # atomic\n\n{atoms}\n")
-    (tmp_path / "in.cu").write_text(f"units metal\natom_style atomic\nread_data cu.data\npair_style eam/fs\n"
-                                    f"pair_coeff * * {cu} Cu\nrun 0\nprint \"PE $(pe:%.17g)\"\n")
-    out = subprocess.run([LMP, "-in", "in.cu", "-log", "none"], capture_output=True, text=True, cwd=tmp_path,
-                         check=True).stdout
-    theirs = float(next(line for line in out.splitlines() if line.startswith("PE ")).split()[1])
-    assert relative(theirs, sums.energy(model, positions, np.zeros(len(positions), int), box)) < 1e-6
+    types = np.zeros(len(positions), int)
+    theirs = lammps_energy(tmp_path, cu, {"Cu": 63.546}, positions, types, box)
+    assert relative(theirs, sums.energy(model, positions, types, box)) < 1e-6
 
 
 def test_list_names_the_form():

@@ -2,6 +2,7 @@
 against the compute model and the network's figures, the study command, its bad input, and the validation
 against the seeds."""
 
+import csv
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ from hybridperf.simulate.compute import compute_seconds, Threads
 from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.plan import parse, traffic
 from hybridperf.simulate.replay import replay, ReplayFailed
+from hybridperf.simulate.sensitivity import Scaled
 from hybridperf.store.db import Store
 
 from conftest import CORES, run_kernel_in
@@ -179,6 +181,36 @@ def test_simulate_command_stores_and_reports_simulated_runs(tiny_study, tmp_path
     assert all(r["backend"] == "simgrid" and r["status"] == "ok" for r in runs)
     costs = runs[0]["profile"]["simulated"]["compute_model"]
     assert costs["force_s_per_atom_step"] > 0 and "measured" in costs["sources"]["costs"]
+
+
+@needs_smpi
+def test_sensitivity_replays_each_contest_with_every_assumed_input_moved(tiny_study, tmp_path):
+    """--sensitivity: at each core count the winner and runner-up of the simulation, and for each of Merlin's
+    assumed figures and the compute costs whether halving or doubling it makes the runner-up win."""
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8,16", "--steps",
+                          "2", "--sensitivity"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    header, *rows = list(csv.reader((tiny_study / "sensitivity-merlin.csv").read_text().splitlines()))
+    assert header[-3:] == ["intra-node latency", "intra-node bandwidth", "compute costs"]
+    with Store(tiny_study) as store:
+        runs = store.runs("tiny-md-on-merlin")
+    for row in rows:
+        cores = int(row[header.index("cores")])
+        here = sorted((r for r in runs if r["ranks"] * r["threads"] == cores), key=lambda r: r["loop_time"])
+        assert row[header.index("winner")] == here[0]["configurations"][0]
+        assert float(row[header.index("margin")]) == pytest.approx(here[1]["loop_time"] / here[0]["loop_time"] - 1)
+        assert all(move in ("–", "÷2", "×2", "÷2 ×2") for move in row[header.index("margin") + 1:])
+    assert sorted(int(row[header.index("cores")]) for row in rows) == [8, 16]
+
+
+def test_scaled_compute_costs_scale_every_second():
+    plan = md_plan(("-s", "6", "--steps", "3"), 2)
+    split = Split(1, 2, 1)
+    for rank in plan.ranks_plan:
+        assert compute_seconds(plan, rank, Scaled(MODEL, 2.0), split) == \
+            pytest.approx(2 * compute_seconds(plan, rank, MODEL, split), rel=1e-12)
 
 
 def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):

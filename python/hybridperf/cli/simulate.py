@@ -50,12 +50,19 @@ def simulate(
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="validate: print the outcomes as JSON.")] = False,
     window: Annotated[int, typer.Option(min=1, help="validate: steps simulated of the thesis's 500.")] = 20,
+    sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Then replay each point's winner and runner-up "
+                                                                    "with every assumed figure of the description, "
+                                                                    "and the compute costs, halved and doubled: "
+                                                                    "which moves change the answer (a table, and "
+                                                                    "sensitivity-<cluster>.csv).")] = False,
 ) -> None:
     """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
     `<name>-on-<cluster>`, and reported), or `validate` the simulator against the seeds at their scale."""
     try:
         smpirun()  # before anything else: without SimGrid nothing here can run
         if target == "validate":
+            if sensitivity:
+                fail("--sensitivity moves a simulated study's inputs; simulate validate compares with the seeds")
             _validate(as_json, window)
             return
         if not cluster_name:
@@ -74,9 +81,12 @@ def simulate(
                  "run the study first (hybridperf study SPEC)" + (", or use --costs thesis" if study.kernel == "md"
                                                                    else ""))
         with Store(directory) as store:
+            costs = _costs_of(costs, store, study.kernel, described)
             model_of = _models(costs, store, study.kernel, described)
             outcome = simulation.run(study, described, model_of, store, target,
                                      progress=lambda line: errors.print(line, highlight=False))
+            if sensitivity:
+                moved = _sensitivity(study, described, outcome, lambda s: _models(costs, store, study.kernel, s))
     except typer.Exit:
         raise
     except SimGridMissing as err:
@@ -87,22 +97,54 @@ def simulate(
         user_error(err)
     console.print(f"{study.name}: {len(outcome.stored)} points simulated on {described.name}, "
                   f"{len(outcome.failed)} failed; results in {directory / 'results.db'}")
+    if sensitivity:
+        _show_sensitivity(moved, described, directory / f"sensitivity-{described.key}.csv")
     _report(directory, study.name, directory / f"report-{described.key}.html")
 
 
+def _sensitivity(study, described: cluster.ClusterSpec, outcome, models_on) -> list:
+    from hybridperf.simulate import sensitivity as moves
+    from hybridperf.study.expand import expand
+
+    plans: dict = {}
+    return moves.points(outcome.stored, {p.key: p for p in expand(study)}, described, models_on,
+                        lambda run: simulation.plan_of(study, described, run, plans),
+                        progress=lambda line: errors.print(line, highlight=False))
+
+
+def _show_sensitivity(found: list, described: cluster.ClusterSpec, path: Path) -> None:
+    from hybridperf.files import write_atomic
+    from hybridperf.simulate import sensitivity as moves
+
+    table = Table(title=f"What would change the simulated answer on {described.name}: the moves (÷2, ×2) of each "
+                        "input after which the runner-up wins; – none")
+    for col in ("parameters", "cores", "winner", "runner-up", "margin", *moves.inputs(described)):
+        table.add_column(col, overflow="fold")
+    for p in found:
+        table.add_row(p.params, str(p.cores), p.winner, p.runner_up, f"{100 * p.margin:.1f}%",
+                      *(p.moves[k] for k in moves.inputs(described)))
+    console.print(table)
+    write_atomic(path, moves.csv_text(found, described))
+    console.print(f"sensitivity: {path}")
+
+
+def _costs_of(costs: str, store: Store, kernel: str, described: cluster.ClusterSpec) -> str:
+    """`auto` resolved: measured where the store holds a one-core run of the kernel, else (md) the thesis's, said."""
+    if costs != "auto":
+        return costs
+    try:
+        simulation.measured_costs(store, kernel, described)
+        return "measured"
+    except simulation.SimulationError:
+        if kernel != "md":
+            raise
+        errors.print(f"costs: the thesis's Merlin core (no measured 1 rank x 1 thread run in {store.directory}; "
+                     "measure the study here first for this node's)", highlight=False)
+        return "thesis"
+
+
 def _models(costs: str, store: Store, kernel: str, described: cluster.ClusterSpec) -> Callable[[dict], Any]:
-    """The compute model of each point's problem: measured here (one per problem), or the thesis's for md;
-    `auto` is measured where the store holds a one-core run of the kernel, else (md) the thesis's, said."""
-    if costs == "auto":
-        try:
-            simulation.measured_costs(store, kernel, described)
-            costs = "measured"
-        except simulation.SimulationError:
-            if kernel != "md":
-                raise
-            costs = "thesis"
-            errors.print(f"costs: the thesis's Merlin core (no measured 1 rank x 1 thread run in {store.directory}; "
-                         "measure the study here first for this node's)", highlight=False)
+    """The compute model of each point's problem: measured here (one per problem), or the thesis's for md."""
     if costs == "thesis":
         model = simulation.thesis_costs(described)
         return lambda params: model

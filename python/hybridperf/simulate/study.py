@@ -197,17 +197,23 @@ def run(study: Study, spec: cluster.ClusterSpec, model_of: Callable[[dict], Comp
     todo = expand(study)
     for k, run_plan in enumerate(todo, 1):
         progress(f"[{k}/{len(todo)}] {run_plan.label()}")
-        args = tuple(_args(run_plan.params))
-        if study.kernel == "spmv" and "--node-threads" not in args:  # serial mode: the cluster's node, not this one
-            args += ("--node-threads", str(spec.cores_per_node))
-        placed = (run_plan.ranks_per_node, run_plan.threads) if study.kernel in kernels.PLACED_PLANS else (1, 1)
-        key = (args, run_plan.ranks, *placed)
-        if key not in plans:
-            plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks, *placed))
-        record = _simulate_one(run_plan, plans[key], model_of(run_plan.params), spec, store, simgrid)
+        record = _simulate_one(run_plan, plan_of(study, spec, run_plan, plans), model_of(run_plan.params), spec,
+                               store, simgrid)
         store.add_run(record)
         outcome.stored.append(record)
     return outcome
+
+
+def plan_of(study: Study, spec: cluster.ClusterSpec, run_plan: RunPlan, plans: dict[tuple, Plan]) -> Plan:
+    """The kernel's plan of a point, made once per problem and layout (`plans` keeps them)."""
+    args = tuple(_args(run_plan.params))
+    if study.kernel == "spmv" and "--node-threads" not in args:  # serial mode: the cluster's node, not this one
+        args += ("--node-threads", str(spec.cores_per_node))
+    placed = (run_plan.ranks_per_node, run_plan.threads) if study.kernel in kernels.PLACED_PLANS else (1, 1)
+    key = (args, run_plan.ranks, *placed)
+    if key not in plans:
+        plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks, *placed))
+    return plans[key]
 
 
 def _simulate_one(run_plan: RunPlan, plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, store: Store,

@@ -130,6 +130,20 @@ def test_a_crashing_program_is_a_failed_run_with_its_reason(tmp_path):
     assert run["status"] == "failed" and run["exit_code"] != 0
 
 
+def test_one_rank_crashing_is_a_failed_run_with_its_exit_status(tmp_path):
+    """Rank 1 of 2 exits with status 3 while rank 0 prints a good result: the run is failed, not ok."""
+    results = tmp_path / "res"
+    path = tmp_path / "crash.yaml"
+    script = 'r=${{OMPI_COMM_WORLD_RANK:-$PMI_RANK}}; [ "$r" = 1 ] && exit 3; echo took 0.5 s'
+    path.write_text(app_spec(results, f"  command: [sh, -c, '{script}']\n  launch: mpi\n  profile_mpi: false\n"
+                                      "  figures:\n    loop_time: {regex: 'took (?P<value>\\S+) s', unit: s}",
+                             params="size: 1", cores="[2]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert run["status"] == "failed" and run["exit_code"] != 0 and run["loop_time"] is None
+
+
 @pytest.mark.parametrize("program, message", [("no-such-program-x", "program not found: no-such-program-x"),
                                               ("{tmp}/notes.txt", "program is not an executable file: {tmp}/notes.txt")])
 def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, message):

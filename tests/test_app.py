@@ -59,6 +59,10 @@ def runs(results: Path) -> list[dict]:
     ("  command: [lmp]\n  parser: lammps\n  regions:\n    force: 'force (\\S+)'", "(?P<value>...) or (?P<avg>...)"),
     ("  command: [lmp]\n  parser: lammps\n  regions:\n    halo: {regex: 'h (?P<value>\\S+)', communication: 1}",
      "communication must be true or false"),
+    ("  command: [lmp]\n  parser: lammps\n  regions:\n    total: 'all (?P<value>\\S+)'", "is hybridperf's own"),
+    ("  command: [lmp]\n  parser: lammps\n  figures:\n    wall: 'wall (?P<value>\\S+)'\n  loop_time: wall",
+     "a figure is named loop_time, so it is the run's time"),
+    ("  command: [lmp]\n  parser: lammps\n  env:\n    LIB: '/opt/{lib'", "bad placeholder"),
 ])
 def test_bad_app_blocks_name_their_line(tmp_path, app, message):
     with pytest.raises(spec.SpecError) as err:
@@ -128,6 +132,20 @@ def test_a_crashing_program_is_a_failed_run_with_its_reason(tmp_path):
     assert out.returncode == 0, out.stderr
     (run,) = runs(results)
     assert run["status"] == "failed" and run["exit_code"] != 0
+
+
+def test_a_missing_launcher_is_one_line_and_a_self_launched_program_stays_on_one_node(tmp_path):
+    path = tmp_path / "x.yaml"
+    path.write_text(app_spec(tmp_path / "res", "  command: [sh, -c, 'echo took 1 s']\n  launcher: /no/mpiexec\n"
+                                               "  profile_mpi: false\n  figures:\n    t: 'took (?P<value>\\S+) s'",
+                             params="size: 1", cores="[2]"))
+    out = study(path)
+    assert out.returncode == 2 and out.stderr == "hybridperf: error: launcher not found: /no/mpiexec\n"
+    assert not (tmp_path / "res").exists()
+    text = app_spec(tmp_path, "  command: [sh]\n  launch: self\n  figures:\n    t: 'took (?P<value>\\S+) s'",
+                    params="size: 1", cores="[4]") + "backend: slurm\n"
+    with pytest.raises(spec.SpecError, match="needs 2 nodes; a program that starts its own ranks"):
+        spec.parse(text, "s.yaml", cores_per_node=2)
 
 
 def test_one_rank_crashing_is_a_failed_run_with_its_exit_status(tmp_path):
@@ -241,7 +259,8 @@ def test_lammps_with_openmp_threads_is_counted_and_its_threads_seen(tmp_path):
         output = (results / "outputs" / f"{r['run_key']}.out").read_text()
         assert f"{ranks} MPI tasks x {threads} OpenMP threads" in output
         assert profile["build"]["mpi_library"].startswith("MPICH")
-        assert profile["app"]["threads"]["busy"] == {"min": threads, "max": threads}
+        assert profile["app"]["threads"] == {"busy": {"min": threads, "max": threads},
+                                             "cpus_allowed": {"min": threads, "max": threads}}
         assert profile["comm"]["collective"]["calls"] > 0 and "pair" in profile["regions"]
         assert (profile["comm"]["p2p"]["messages"] > 0) == (ranks > 1)
         assert f"{venv / 'bin' / 'mpiexec'} " in r["launch"]
@@ -286,6 +305,14 @@ def test_a_programs_own_timing_lines_become_regions_by_the_specs_rules(tmp_path)
     assert (force["calls"], force["time"]["min"], force["time"]["avg"], force["time"]["max"]) == (40, 1.5, 2.0, 2.5)
     assert force["imbalance"] == pytest.approx(0.25) and halo["time"]["avg"] == pytest.approx(0.3)
     assert profile["region_groups"] == {"computation": ["force"], "communication": ["halo"]}
+
+    garbled = tmp_path / "garbled.yaml"
+    garbled.write_text(app_spec(tmp_path / "res3", app.replace("echo force 1.5", "echo force 1.5s"), params="size: 1",
+                                cores="[1]"))
+    assert study(garbled, "--no-report").returncode == 0  # the run fails, the study goes on
+    (run,) = runs(tmp_path / "res3")
+    assert run["status"] == "failed" and "force: its pattern matched" in run["stderr"] and "is not a number" in \
+        run["stderr"]
 
     missing = tmp_path / "missing.yaml"
     missing.write_text(app_spec(tmp_path / "res2", app.replace("'halo took (", "'halo needed ("), params="size: 1",

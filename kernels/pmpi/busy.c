@@ -1,19 +1,21 @@
-/* The affinity read-back, taken at MPI_Finalize: how many CPUs this rank may run on
- * (sched_getaffinity) and how many of its threads did work -- those whose CPU time so far (utime +
- * stime of /proc/self/task/<tid>/stat) is at least a fiftieth of its busiest thread's. A program asked
- * for T threads per rank whose ranks never ran more than one busy thread ignored the thread count
- * (docs/pmpi.md); the MPI library's helper threads sleep and stay under that. The share is low on
- * purpose: a program whose threaded loops are a small part of its work still uses its threads, and
- * calling that ignoring them would fail a good run; missing a program that ignores them is the cheaper
- * mistake. OpenMP keeps its
- * worker threads to the end of the program, so they are all still there to read.
+/* The affinity read-back, taken at MPI_Finalize: how many CPUs this rank's threads may run on, all of
+ * them together (each thread's sched_getaffinity: an OpenMP runtime binds each thread, the main one too,
+ * to one place of the rank's set, so no single thread's mask is the rank's), and how many of its threads
+ * did work -- those whose CPU time so far (utime + stime of /proc/self/task/<tid>/stat) is at least a
+ * fiftieth of its busiest thread's. A program asked for T threads per rank whose ranks never ran more than
+ * one busy thread ignored the thread count (docs/pmpi.md); the MPI library's helper threads sleep and stay
+ * under that. The share is low on purpose: a program whose threaded loops are a small part of its work
+ * still uses its threads, and calling that ignoring them would fail a good run; missing a program that
+ * ignores them is the cheaper mistake. OpenMP keeps its worker threads to the end of the program, so they
+ * are all still there to read.
  *
- * CPU time is counted in clock ticks (10 ms): when the busiest thread has used fewer than
- * MIN_TICKS the shares cannot be told apart and the count is unknown (-1). */
+ * CPU time is counted in clock ticks (10 ms): when the busiest thread has used fewer than MIN_TICKS the
+ * shares cannot be told apart and the count is unknown (-1). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmpi.h"
@@ -22,8 +24,16 @@ enum { MAX_THREADS = 4096, MIN_TICKS = 20, BUSY_SHARE = 50 };
 
 int hp_cpus_allowed(void)
 {
-    cpu_set_t set;
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+    cpu_set_t all, one;
+    CPU_ZERO(&all);
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks) return -1;
+    for (struct dirent *e; (e = readdir(tasks)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        if (sched_getaffinity((pid_t)atoi(e->d_name), sizeof one, &one) == 0) CPU_OR(&all, &all, &one);
+    }
+    closedir(tasks);
+    return CPU_COUNT(&all);
 }
 
 /* utime + stime of one thread, in ticks; -1 when it cannot be read (the thread has just ended). */

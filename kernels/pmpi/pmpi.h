@@ -204,9 +204,9 @@ void hp_ompt_free(hp_omp_region *r, int n);
 
 /* ---- the affinity read-back (busy.c) ---- */
 
-/* CPUs this process may run on; -1 when unknown. */
+/* CPUs this process's threads may run on, all together; -1 when unknown. */
 int hp_cpus_allowed(void);
-/* Threads of this process that did work (a tenth of the busiest one's CPU time or more); -1 when the
+/* Threads of this process that did work (a fiftieth of the busiest one's CPU time or more); -1 when the
  * process has run too briefly to tell. */
 int hp_busy_threads(void);
 

@@ -1,8 +1,8 @@
 """How a run of the user's program is launched: its command with the placeholders filled, the program found, the
 MPI library and OpenMP runtime it is linked with (ldd; the counting library for that MPI: launch.pmpi), and the
-launch line. `mpi`: hybridperf's own line for that MPI, binding and OMP_* as for the kernels, with the counting
-library preloaded; `self`: the program alone (it starts its own ranks or threads), on the run's CPUs (taskset)
-with OMP_NUM_THREADS."""
+launch line. `mpi`: hybridperf's own line for that MPI (under Slurm, srun's), binding and OMP_* as for the
+kernels, with the counting library preloaded; `self`: the program alone (it starts its own ranks or threads) with
+OMP_NUM_THREADS, on the run's CPUs (taskset; under Slurm, the job's allocation)."""
 
 from __future__ import annotations
 
@@ -44,14 +44,14 @@ def _values(shape: Placement, params: dict[str, Any]) -> dict[str, Any]:
             "nodes": shape.nodes, **params}
 
 
-def program_path(word: str) -> Path:
-    """The executable the command's first word names (a path, or a name on PATH)."""
+def program_path(word: str, what: str = "program") -> Path:
+    """The executable a word names (a path, or a name on PATH): the command's first, or `what` else."""
     found = shutil.which(word) if "/" not in word else word
     path = Path(found) if found else None
     if path is None or not path.exists():
-        raise AppError(f"program not found: {word}" + ("" if "/" in word else " (not on PATH)"))
+        raise AppError(f"{what} not found: {word}" + ("" if "/" in word else " (not on PATH)"))
     if not path.is_file() or not os.access(path, os.X_OK):
-        raise AppError(f"program is not an executable file: {path}")
+        raise AppError(f"{what} is not an executable file: {path}")
     return path.resolve()
 
 
@@ -95,9 +95,10 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
         if counting.path is None:
             raise AppError(f"{binary}: {counting.reason} (or set profile_mpi: false to run it without counting MPI)")
         extra |= {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}
-    if under_slurm:
+    if under_slurm:  # srun starts the ranks; the spec's launcher is for runs outside Slurm
         launch = build_launch(config, "slurm", argv, srun_mpi=srun_mpi, extra_env=extra)
     else:
+        launcher = str(program_path(app.launcher, "launcher")) if app.launcher else kernels.launcher_for(flavor)
         launch = build_launch(config, flavor, argv, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
-                              launcher=app.launcher or kernels.launcher_for(flavor), extra_env=extra)
+                              launcher=launcher, extra_env=extra)
     return AppLaunch(launch, flavor, runtime, str(binary))

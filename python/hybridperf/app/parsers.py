@@ -24,8 +24,21 @@ class FigureRule:
     scale: float = 1.0
 
     def read(self, text: str) -> float | None:
+        """The value, None where the pattern matches nothing; NotANumber where it matches something else."""
         match = re.search(self.pattern, text, re.MULTILINE)
-        return float(match["value"]) * self.scale if match else None
+        return number(match, "value", self.name) * self.scale if match and match["value"] is not None else None
+
+
+class NotANumber(ValueError):
+    """A pattern matched, but what its group holds is not a number."""
+
+
+def number(match: re.Match, group: str, name: str) -> float:
+    try:
+        return float(match[group])
+    except ValueError:
+        raise NotANumber(f"{name}: its pattern matched {match[0]!r}, whose {group} {match[group]!r} is not a "
+                         "number") from None
 
 
 Regions = dict[str, dict]
@@ -35,6 +48,9 @@ RegionReader = Callable[[str], Regions]
 def region(minimum: float, average: float, maximum: float, calls: int = 1) -> dict:
     stat = {"min": minimum, "min_rank": 0, "avg": average, "max": maximum, "max_rank": 0}
     return {"calls": calls, "time": stat, "imbalance": maximum / average - 1.0 if average > 0 else 0.0}
+
+
+TIMES = ("min", "avg", "max", "value")  # a region rule's groups that hold seconds
 
 
 @dataclass(frozen=True)
@@ -49,12 +65,15 @@ class RegionRule:
     scale: float = 1.0
 
     def read(self, text: str) -> dict | None:
+        """The region, None where the pattern (or its time) matches nothing; NotANumber where a group holds
+        something else."""
         match = re.search(self.pattern, text, re.MULTILINE)
-        if not match:
+        groups = match.groupdict() if match else {}
+        found = {k: number(match, k, self.name) * self.scale for k in TIMES if groups.get(k) is not None}
+        if "avg" not in found and "value" not in found:
             return None
-        found = {k: float(v) * self.scale for k, v in match.groupdict().items() if v is not None and k != "calls"}
-        average = found.get("avg", found.get("value", 0.0))
-        calls = int(float(match.groupdict()["calls"])) if match.groupdict().get("calls") else 1
+        average = found.get("avg", found.get("value"))
+        calls = int(number(match, "calls", self.name)) if groups.get("calls") is not None else 1
         return region(found.get("min", average), average, found.get("max", average), calls)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hybridperf.app.parsers import PARSERS, region
+from hybridperf.app.parsers import NotANumber, PARSERS, region
 from hybridperf.app.spec import AppSpec
 
 SCHEMA = "hybridperf.profile/1"
@@ -19,16 +19,32 @@ class FigureMissing(ValueError):
     """A figure or region the spec names (or the run's time) that the run's output does not show."""
 
 
+def _read(rule: Any, text: str, source: str) -> Any:
+    """A figure's or region's rule applied; FigureMissing (the run fails, saying why) where it matched no number."""
+    try:
+        return rule.read(text)
+    except NotANumber as err:
+        raise FigureMissing(f"{err} (in {source})") from None
+
+
 def figures(app: AppSpec, text: str, source: str) -> list[dict[str, Any]]:
     """Every figure's value (None where an optional one is absent); FigureMissing for a required one."""
     found = []
     for rule in app.figures:
-        value = rule.read(text)
+        value = _read(rule, text, source)
         if value is None and rule.name in app.required:
             raise FigureMissing(f"figure {rule.name} not found in {source}: its pattern {rule.pattern!r} matches "
                                 "nothing there")
         found.append({"name": rule.name, "value": value, "unit": rule.unit, "better": rule.better})
     return found
+
+
+def as_loop_time(values: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The figures with the run's time first and named `loop_time`, as every profile has it (the store, the verdict
+    and the models read that name); a time figure of another name is kept under its own name too."""
+    time = next(f for f in values if f["name"] == name)
+    rest = [f for f in values if f["name"] != "loop_time"]
+    return [{**time, "name": "loop_time"}, *rest]
 
 
 def regions(app: AppSpec, text: str, source: str, loop_time: float) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -37,7 +53,7 @@ def regions(app: AppSpec, text: str, source: str, loop_time: float) -> tuple[dic
     own = PARSERS[app.parser].regions(text) if app.parser else {}
     communication = {name for name in own if app.parser and name in PARSERS[app.parser].communication}
     for rule in app.regions:
-        found = rule.read(text)
+        found = _read(rule, text, source)
         if found is None:
             raise FigureMissing(f"region {rule.name} not found in {source}: its pattern {rule.pattern!r} matches "
                                 "nothing there")
@@ -55,8 +71,8 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
           busy_threads: int | None = None) -> dict[str, Any]:
     """The run's profile; FigureMissing when its output lacks a required figure. `busy_threads`: the threads of a
     program that starts its own seen doing work, in all (None: not read, or too short a run)."""
-    values = figures(app, text, source)
-    loop_time = next(f["value"] for f in values if f["name"] == app.loop_time)
+    values = as_loop_time(figures(app, text, source), app.loop_time)
+    loop_time = values[0]["value"]
     own_regions, groups = regions(app, text, source, loop_time)
     checks = {}
     if app.check:

@@ -64,6 +64,14 @@ def fields(command: tuple[str, ...]) -> set[str]:
     return names
 
 
+def _fields(words: tuple[str, ...], path: tuple, error: Error) -> set[str]:
+    """fields(words), a stray brace as the spec's error at `path`."""
+    try:
+        return fields(words)
+    except ValueError as err:
+        raise error(path, f"bad placeholder: {err} ({{{{ for a literal brace)") from None
+
+
 def _regex(value: Any, path: tuple, error: Error, named: bool, groups: tuple[str, ...] = ("value",)) -> str:
     if not isinstance(value, str) or not value:
         raise error(path, "a regular expression (a non-empty string) is needed")
@@ -106,6 +114,9 @@ def _named(name: Any, raw: Any, path: tuple, keys: set[str], error: Error) -> di
 
 def _region(name: str, raw: Any, error: Error) -> RegionRule:
     path = ("regions", name)
+    if name == "total" or name.startswith("omp_"):
+        raise error(path, f"region name '{name}' is hybridperf's own (total: the run's time; omp_*: OpenMP's "
+                          "parallel regions): choose another")
     raw = _named(name, raw, path, REGION_KEYS, error)
     communication = raw.get("communication", False)
     if not isinstance(communication, bool):
@@ -126,10 +137,7 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
         raise error(("command",), "command is the program and its arguments as a YAML list (never one shell "
                                   "string): [lmp, -in, in.lj]")
     command = tuple(str(w) for w in command)
-    try:
-        used = fields(command)
-    except ValueError as err:
-        raise error(("command",), f"bad placeholder: {err}") from None
+    used = _fields(command, ("command",), error)
     unknown = sorted(used - PLACEHOLDERS - params)
     if unknown:
         raise error(("command",), f"placeholder {{{unknown[0]}}} is neither one of {', '.join(sorted(PLACEHOLDERS))} "
@@ -152,6 +160,9 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
         loop_time = next(iter(rules))
     if loop_time not in rules:
         raise error(("loop_time",), f"loop_time names the figure that is the run's time: one of {', '.join(rules)}")
+    if loop_time != "loop_time" and "loop_time" in rules:
+        raise error(("loop_time",), f"a figure is named loop_time, so it is the run's time; loop_time: {loop_time} "
+                                    "names another")
     check = raw.get("check", PARSERS[parser].check if parser else None)
     if check is not None:
         check = _regex(check, ("check",), error, False)
@@ -164,7 +175,7 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     logs = raw.get("logs", []) or []
     if not isinstance(logs, list) or not all(isinstance(name, str) and name for name in logs):
         raise error(("logs",), "logs is a list of the files the program writes: [md.log]")
-    unknown = sorted(fields(tuple(logs)) - PLACEHOLDERS - params)
+    unknown = sorted(_fields(tuple(logs), ("logs",), error) - PLACEHOLDERS - params)
     if unknown:
         raise error(("logs",), f"placeholder {{{unknown[0]}}} is neither a shape nor a study parameter")
     env = _env(raw.get("env", {}) or {}, params, error)
@@ -189,7 +200,7 @@ def _env(raw: Any, params: set[str], error: Error) -> tuple[tuple[str, str], ...
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise error(("env", name), f"the value of {name} must be a string or a number")
         pairs.append((name, str(value)))
-    unknown = sorted(fields(tuple(v for _, v in pairs)) - PLACEHOLDERS - params)
+    unknown = sorted(_fields(tuple(v for _, v in pairs), ("env",), error) - PLACEHOLDERS - params)
     if unknown:
         raise error(("env",), f"placeholder {{{unknown[0]}}} is neither a shape nor a study parameter")
     return tuple(pairs)

@@ -13,10 +13,13 @@ from rich.table import Table
 from hybridperf import cluster
 from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
-from hybridperf.simulate import study as simulation, validate as validation, validate_spmv
+from hybridperf.files import write_atomic
+from hybridperf.simulate import sensitivity as moves, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
+from hybridperf.study.expand import expand
+from hybridperf.study.spec import Study
 
 COSTS = ("auto", "measured", "thesis")
 
@@ -102,9 +105,8 @@ def simulate(
     _report(directory, study.name, directory / f"report-{described.key}.html")
 
 
-def _sensitivity(study, described: cluster.ClusterSpec, outcome, models_on) -> list:
-    from hybridperf.simulate import sensitivity as moves
-    from hybridperf.study.expand import expand
+def _sensitivity(study: Study, described: cluster.ClusterSpec, outcome: simulation.Outcome,
+                 models_on: moves.ModelsOn) -> list[moves.Point]:
 
     plans: dict = {}
     return moves.points(outcome.stored, {p.key: p for p in expand(study)}, described, models_on,
@@ -112,10 +114,7 @@ def _sensitivity(study, described: cluster.ClusterSpec, outcome, models_on) -> l
                         progress=lambda line: errors.print(line, highlight=False))
 
 
-def _show_sensitivity(found: list, described: cluster.ClusterSpec, path: Path) -> None:
-    from hybridperf.files import write_atomic
-    from hybridperf.simulate import sensitivity as moves
-
+def _show_sensitivity(found: list[moves.Point], described: cluster.ClusterSpec, path: Path) -> None:
     table = Table(title=f"What would change the simulated answer on {described.name}: the moves (÷2, ×2) of each "
                         "input after which the runner-up wins; – none")
     for col in ("parameters", "cores", "winner", "runner-up", "margin", *moves.inputs(described)):

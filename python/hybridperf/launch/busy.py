@@ -1,11 +1,11 @@
 """How many threads of a running program did work, read from /proc while it runs (I/O): the CPU time of every
 thread of every process in the run's session (the launcher starts each run in a session of its own, so processes
 the program forks are counted too). A thread is busy when its CPU time is at least a fiftieth of the busiest
-one's (BUSY_SHARE; why so low: kernels/pmpi/busy.c), the rule the counting library applies at MPI_Finalize (kernels/pmpi/busy.c); it is for programs that start their
-own ranks or threads and so never load that library. The last reading comes up to INTERVAL before the program
-ends, and a worker that starts late has little CPU time by then (GROMACS's, 100 steps: 0 ticks against the main
-thread's 19; 1000 steps: 72 against 100), so a run whose busiest thread used under MIN_TICKS -- a second -- tells
-nothing (None)."""
+one's (BUSY_SHARE), the rule the counting library applies at MPI_Finalize (kernels/pmpi/busy.c, which says why so
+low); this is for programs that start their own ranks or threads and so never load that library. The last reading
+comes up to INTERVAL before the program ends, and a worker that starts late has little CPU time by then
+(GROMACS's, 100 steps: 0 ticks against the main thread's 19; 1000 steps: 72 against 100), so a run whose busiest
+thread used under MIN_TICKS -- a second -- tells nothing (None)."""
 
 from __future__ import annotations
 

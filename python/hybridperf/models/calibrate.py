@@ -140,21 +140,20 @@ def app_problem(profiles: list[dict[str, Any]], serial: dict[str, Any]) -> Probl
     bytes ~ n^-2/3 and messages flat, assumed). Its threaded loops are not counted: their fork/join cost is in
     the measured multithreading efficiency. ValueError when the runs cannot give these."""
     same = [p for p in profiles if p["kernel"] == "app" and problem(p["params"]) == problem(serial["params"])
-            and p["run"]["threads_per_rank"] == 1 and p["run"]["ranks"] > 1]
-    if "comm" not in serial or any("comm" not in p for p in same):
-        raise ValueError("the app's runs carry no MPI counts (run its study with profile_mpi: true, the default for "
-                         "launch: mpi)")
+            and p["run"]["threads_per_rank"] == 1 and p["run"]["ranks"] > 1 and "comm" in p]
     if not same:
-        raise ValueError("no pure-MPI run of the serial run's problem with 2 or more ranks: what the program sends "
-                         "cannot be known")
+        raise ValueError("no pure-MPI run of the serial run's problem with 2 or more ranks and MPI counts (the study "
+                         "needs profile_mpi: true, the default for launch: mpi): what the program sends cannot be "
+                         "known")
     per_rank = [(p["run"]["ranks"], p["comm"]) for p in same]
     halo, bytes_how = _power_law([(n, c["p2p"]["bytes_per_rank"]["avg"]) for n, c in per_rank], -2 / 3)
     messages, messages_how = _power_law([(n, c["p2p"]["messages_per_rank"]["avg"]) for n, c in per_rank], 0.0)
     largest = max(per_rank, key=lambda point: point[0])
     collectives = largest[1]["collective"]["calls"] / largest[0]
     counted = sorted({n for n, _ in per_rank})
-    return Problem(f"{serial['kernel_version'].rsplit('/', 1)[-1]} {_described(serial['params'])}", _loop_time(serial), halo, messages,
-                   collectives, 0.0, work_source="measured: the serial run's loop time",
+    name = f"{serial['kernel_version'].rsplit('/', 1)[-1]} {_described(serial['params'])}"
+    return Problem(name, _loop_time(serial), halo, messages, collectives, 0.0,
+                   work_source="measured: the serial run's loop time",
                    comm_source=f"measured by libhybridperf-mpi.so at {', '.join(map(str, counted))} ranks; bytes "
                                f"{bytes_how}, messages {messages_how}")
 

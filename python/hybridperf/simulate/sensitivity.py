@@ -1,7 +1,8 @@
 """How far a simulated answer rests on inputs no measurement gives (`hybridperf simulate --sensitivity`): at every
 parameter set and core count, the winner and the runner-up (by simulated loop time) are replayed again with one
 input moved -- each figure of the cluster description marked assumed, and the compute costs, which were measured
-on another machine than the cluster's -- halved and doubled. Where the runner-up then wins, that move changes the
+on another machine than the cluster's (every second the compute model gives, its fork/join included) -- halved
+and doubled. Where the runner-up then wins, that move changes the
 answer. Pure but for the replays it asks for."""
 
 from __future__ import annotations

@@ -38,6 +38,9 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
         if study.backend == "local" and p.nodes > 1:
             raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; the local "
                                "backend has one (use backend: slurm)")
+        if p.nodes > 1 and study.app is not None and study.app.get("launch") == "self":
+            raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; a program that "
+                               "starts its own ranks (launch: self) runs on one")
     if study.app is not None or not kernels.checks_decomposition(study.kernel):
         return  # an app's own decomposition cannot be asked in advance
     for params in combinations(study):

@@ -20,7 +20,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from hybridperf import profile
 from hybridperf.app.launch import AppLaunch
@@ -69,6 +69,24 @@ def _seconds(runtime: str) -> float:
     while len(parts) < 3:
         parts.insert(0, 0)
     return (int(days) if days else 0) * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2]
+
+
+class Accounted(NamedTuple):
+    """A job as Slurm accounts for it (its fields as Slurm writes them; None where unknown)."""
+
+    state: str | None
+    code: str | None  # exit status:signal
+    elapsed: str | None
+    nodes: str | None
+    start: str | None  # YYYY-MM-DDTHH:MM:SS, local time
+
+
+def _started(start: str | None, otherwise: float) -> float:
+    """The job's start as seconds since the epoch; `otherwise` (its submission) when Slurm does not say."""
+    try:
+        return time.mktime(time.strptime(start or "", "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return otherwise
 
 
 @dataclass
@@ -137,6 +155,13 @@ class SlurmBackend:
         return f"sbatch {path}   # {launch.command[0]} step: {' '.join(launch.command[1:8])} ..."
 
     def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None:
+        """Every run submitted at once and followed to its end; an app that writes log files under fixed names
+        (`logs`) one job at a time, since jobs running together would write the same files."""
+        one_by_one = self.study.app is not None and bool(self.study.app_spec.logs)
+        for batch in ([[plan] for plan in plans] if one_by_one else [plans]):
+            self._run_batch(batch, done)
+
+    def _run_batch(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None:
         jobs: dict[str, Job] = {}
         try:
             for plan in plans:
@@ -163,25 +188,27 @@ class SlurmBackend:
         states = dict(line.split() for line in out.splitlines() if line.strip())
         for job_id in ids:  # jobs the controller has forgotten: ask the accounting
             if job_id not in states:
-                states[job_id] = self._accounted(job_id)[0] or "PENDING"
+                states[job_id] = self._accounted(job_id).state or "PENDING"
         return states
 
     @staticmethod
-    def _accounted(job_id: str) -> tuple[str | None, str | None, str | None, str | None]:
-        """(state, exit code a:b, elapsed, nodes) from scontrol, else sacct; Nones when neither knows the job."""
+    def _accounted(job_id: str) -> Accounted:
+        """The job's end as scontrol knows it, else sacct; Nones when neither knows the job."""
         shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True)
         if shown.returncode == 0 and "JobState=" in shown.stdout:
             fields = dict(f.split("=", 1) for f in shown.stdout.split() if "=" in f)
-            return fields.get("JobState"), fields.get("ExitCode"), fields.get("RunTime"), fields.get("NodeList")
-        acct = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "State,ExitCode,Elapsed,NodeList"],
+            return Accounted(fields.get("JobState"), fields.get("ExitCode"), fields.get("RunTime"),
+                             fields.get("NodeList"), fields.get("StartTime"))
+        acct = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "State,ExitCode,Elapsed,NodeList,Start"],
                               capture_output=True, text=True)
         if acct.returncode == 0 and acct.stdout.strip():
-            state, code, elapsed, nodes = acct.stdout.strip().splitlines()[0].split("|")
-            return state.split()[0], code, elapsed, nodes
-        return None, None, None, None
+            state, code, elapsed, nodes, start = acct.stdout.strip().splitlines()[0].split("|")
+            return Accounted(state.split()[0], code, elapsed, nodes, start)
+        return Accounted(None, None, None, None, None)
 
     def _record(self, job_id: str, job: Job, state: str) -> RunRecord:
-        _, code, runtime, nodes = self._accounted(job_id)
+        ended_as = self._accounted(job_id)
+        code, runtime, nodes = ended_as.code, ended_as.elapsed, ended_as.nodes
         path = profile_path(self.results, job.plan)
         err = self.scripts / f"{job.plan.key}.err"
         stderr = err.read_text(errors="replace") if err.exists() else ""
@@ -190,10 +217,13 @@ class SlurmBackend:
             out = self.scripts / f"{job.plan.key}.out"
             if out.exists():
                 shutil.copyfile(out, app_run.output_path(path))
+            # a job that did not complete (cancelled, out of memory, a node lost: exit code 0:<signal>) failed
             exit_code = int(code.split(":")[0]) if code else 1
+            exit_code = exit_code or (0 if state == "COMPLETED" else 1)
             ended = RunOutcome(exit_code, None, None, f"slurm job {job_id}: {state}\n{stderr}", state == "TIMEOUT",
                                elapsed)
-            outcome = app_run.finish(self.study, job.plan, job.app, ended, path, job.submitted, host=nodes)
+            outcome = app_run.finish(self.study, job.plan, job.app, ended, path, _started(ended_as.start, job.submitted),
+                                     host=nodes)
         else:
             loaded = profile.load(path) if path.exists() and state != "TIMEOUT" else None
             exit_code = int(code.split(":")[0]) if code else (0 if loaded else 1)

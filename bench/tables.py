@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import common
-from hybridperf.analysis.verdicts import tally
+from hybridperf.analysis.verdicts import Judgement, tally
 
 # bench module -> (title, the command that makes a run file)
 BENCHES = {
@@ -76,14 +76,46 @@ def _machine(run: dict) -> str:
     return f"{m['cpu_model']}, {m['cpus']} CPUs, load {load:.2f}, governor {m['governor'] or 'not readable'}"
 
 
+def samples(j: Judgement) -> str:
+    """The n cell: the samples behind the figure; 'exact' for a count judged as is."""
+    if j.n is not None:
+        return str(j.n)
+    return "exact" if j.low == j.high == j.estimate else "?"
+
+
+def undecided_note(j: Judgement) -> str:
+    """For an undecided figure, its noise floor at its n and the rounds that would likely decide it:
+    '±12% at n=9; ~40 rounds would decide'; '' for any other verdict."""
+    if j.word != "undecided":
+        return ""
+    at = f" at n={j.n}" if j.n is not None else ""
+    if not j.bounded:
+        return f"interval unbounded{at}"
+    rounds = j.runs_to_decide()
+    if rounds is not None:
+        tail = f"; ~{rounds} rounds would decide"
+    elif j.n is not None:
+        tail = "; the estimate sits on the band's edge: no number of rounds would decide"
+    else:
+        tail = ""
+    return f"{j.noise_text()}{at}{tail}"
+
+
+def verdict_cell(j: Judgement) -> str:
+    note = undecided_note(j)
+    return f"**{j.word}**" + (f" ({note})" if note else "")
+
+
 def table(judged: Judged) -> str:
     first = judged.runs[0]
     head = (f"**{judged.label}** — {first['started'][:16].replace('T', ' ')} UTC, {first['declared']['repeats']} rounds"
             f"{' each' if len(judged.runs) > 1 else ''}; {_machine(first)}. **{judged.summary()}.**\n\n")
-    lines = ["| figure | ours | reference | ratio [90% interval] | target | verdict |", "|---|---:|---:|---:|---|---|"]
+    lines = ["| figure | ours | reference | n | ratio [90% interval] | target | verdict |",
+             "|---|---:|---:|---:|---:|---|---|"]
     for r in judged.rows:
         j = r.judgement
-        cells = [f"{j.estimate:.3g} {j.interval_text()}", j.band.text(), f"**{j.word}**"] if j else ["", "", ""]
+        cells = ([samples(j), f"{j.estimate:.3g} {j.interval_text()}", j.band.text(), verdict_cell(j)] if j
+                 else ["", "", "", ""])
         lines.append(f"| {r.figure} | {r.ours} | {r.reference} | " + " | ".join(cells) + " |")
     notes = [f"- {n}" for run in judged.runs for n in run.get("notes", [])]
     return head + "\n".join(lines) + ("\n\n" + "\n".join(dict.fromkeys(notes)) if notes else "") + "\n"
@@ -108,7 +140,8 @@ def summary_line(bench: str) -> str:
     if not sets:
         return f"- {title}: no run file yet."
     latest = sets[-1]
-    misses = [f"{r.figure} {r.judgement.text()}" for r in latest.rows if r.judgement and r.judgement.word != "within"]
+    misses = [f"{r.figure} {r.judgement.text()}" + (f" ({note})" if (note := undecided_note(r.judgement)) else "")
+              for r in latest.rows if r.judgement and r.judgement.word != "within"]
     shown = "; ".join(misses[:4]) + (f"; and {len(misses) - 4} more" if len(misses) > 4 else "")
     return f"- {title} ({latest.runs[0]['started'][:10]}): {latest.summary()}" + (f" — {shown}" if misses else "") + "."
 

@@ -110,6 +110,8 @@ def stored_fixture(name: str, results: Path) -> Path:
     spec = {**data["spec"], "results": str(results)}
     with Store(results) as store:
         store.save_study(spec["name"], spec["kernel"], spec, f"tests/fixtures/{name}", "2026-11-23T00:00:00")
+        store.start_campaign(spec["name"], spec, 0, {}, "2026-11-23T00:00:00")
+        store.end_campaign(spec["name"], 1, "decided", "2026-11-23T00:01:00")
         for run in data["runs"]:
             path = results / run["profile_path"] if run["profile_path"] else None
             fields = {k: v for k, v in run.items() if k != "profile_path"}

@@ -39,7 +39,7 @@ def runs(results: Path) -> list[dict]:
     db = sqlite3.connect(results / "results.db")
     db.row_factory = sqlite3.Row
     try:
-        return [dict(r) for r in db.execute("SELECT * FROM runs ORDER BY ranks")]
+        return [dict(r) for r in db.execute("SELECT * FROM runs WHERE warmup = 0 ORDER BY ranks")]
     finally:
         db.close()
 

@@ -87,8 +87,10 @@ def test_failed_run_reports_the_kernel_error_and_keeps_nothing(md_binary, tmp_pa
 
 
 def test_compare_runs_each_split(md_binary, tmp_path):
-    out = cli("compare", "md", "--splits", "1x1,2x1,1x2", "-s", 6, "--steps", 20, "--results", tmp_path)
+    out = cli("compare", "md", "--splits", "1x1,2x1,1x2", "-s", 6, "--steps", 20, "--results", tmp_path,
+              "--max-blocks", 2)
     assert out.returncode == 0, out.stderr
     for split in ("1x1", "2x1", "1x2"):
         assert split in out.stdout
-    assert len(list((tmp_path / "runs").glob("*.json"))) == 3
+    assert len(list((tmp_path / "runs").glob("*.json"))) == 6  # two blocks of the three splits
+    assert "md -s 6 --steps 20: undecided after 2 blocks" in out.stdout  # the study's rule: 2 blocks cannot bound

@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from hybridperf.analysis.sections import Point, Section
+from hybridperf.analysis.race import Rule
+from hybridperf.analysis.sections import Point, Section, verdicts_of
 from hybridperf.analysis.stats import summarize
 from hybridperf.models import study_models, thesis
 
@@ -18,16 +19,19 @@ def truth(configuration: str, cores: int) -> float:
 
 
 def section(cores_measured: list[int]) -> Section:
-    points = []
+    points, runs = [], []
     for configuration in ("pure-mpi", "hybrid-1"):
         for cores in cores_measured:
             lay = thesis.layout(configuration, cores, NODE)
             t = truth(configuration, cores)
-            run = {"loop_time": t, "profile": {"kernel": "md", "md": {"atoms": ATOMS},
-                                               "figures_of_merit": [{"name": "loop_time", "value": t}]}}
+            run = {"loop_time": t, "status": "ok", "repeat": 0, "configurations": [configuration],
+                   "nodes": cores // NODE, "ranks_per_node": lay.n_ppn, "threads": lay.n_omp, "backend": "local",
+                   "profile": {"kernel": "md", "md": {"atoms": ATOMS},
+                               "figures_of_merit": [{"name": "loop_time", "value": t}]}}
             points.append(Point(configuration, cores, cores, cores // NODE, lay.n_ppn, lay.n_omp, "",
                                 summarize([t]), 0, [run]))
-    return Section({}, "cores", points, [], [])
+            runs.append(run)
+    return Section({}, "cores", points, verdicts_of(points, runs, Rule(), stopped=True), [])
 
 
 def test_exact_data_give_back_the_parameters():
@@ -43,8 +47,9 @@ def test_outlook_finds_the_crossover_beyond_the_measured_core_counts():
     assert [o.cores for o in ahead] == [8, 16, 32, 64, 128, 256, 512]
     assert [o.extrapolated for o in ahead] == [False] * 4 + [True] * 3
     assert [o.winner for o in ahead] == ["pure-mpi"] * 6 + ["hybrid-1"]
-    # one run per point: the measured winner is named, but a lead from single runs cannot be decided
-    assert [(o.measured_winner, o.decided) for o in ahead] == [("pure-mpi", False)] * 4 + [(None, None)] * 3
+    # one run per point: the measured leader is named, but a race of one block cannot be decided
+    assert [(o.measured_winner, o.measured_outcome) for o in ahead] == [("pure-mpi", "undecided")] * 4 + \
+        [(None, None)] * 3
     for o in ahead:
         assert o.predicted == pytest.approx({c: truth(c, o.cores) for c in o.predicted}, rel=1e-6)
 

@@ -54,8 +54,10 @@ def test_the_page_opens_with_the_headline_and_one_winner_rule(tiny_study):
     assert html.index("id='headline'") < html.index("<h2>size=8")
     sentences = re.findall(r"<li>(At \d+ cores?: .*?)</li>", html)
     assert len(sentences) == 4  # two sizes, two core counts
-    for s in sentences[1::2]:  # at 2 cores two shapes compete
-        assert "is fastest by median loop time" in s and ("— decided" in s or "— undecided" in s)
+    for s in sentences[0::2]:  # at 1 core the one 1 x 1 run is the baseline
+        assert "pure-mpi = hybrid-1 is the only shape here (the baseline; 3 runs)" in s
+    for s in sentences[1::2]:  # at 2 cores two shapes race: the outcome in its own word, with its blocks
+        assert re.search(r": (\S+ wins — |tie — |undecided after 3 blocks — )", s), s
     # the verdict table and the outlook name the same winner at each measured scale
     parsed = Tables()
     parsed.feed(html)
@@ -63,10 +65,10 @@ def test_the_page_opens_with_the_headline_and_one_winner_rule(tiny_study):
     outlooks = [t for t in parsed.tables if t[0].startswith("Outlook")]
     assert len(verdicts) == len(outlooks) == 2
     for (_, vh, vrows), (_, oh, orows) in zip(verdicts, outlooks):
-        winner = {r[0]: r[1] for r in vrows}
+        winner = {r[0]: r[2] for r in vrows}
         measured = {r[0]: r[-1].split(" (")[0] for r in orows if r[-1] != "–"}
         assert measured == {k: v for k, v in winner.items() if k in measured} and measured
-    assert "verdict (median rule" in terminal
+    assert "verdict (90% confidence, ties within ±2%)" in terminal
 
 
 def test_no_zero_width_band_and_no_extrapolation_from_an_exact_fit(tiny_study):

@@ -42,7 +42,7 @@ def stored(results):
     db = sqlite3.connect(results / "results.db")
     db.row_factory = sqlite3.Row
     try:
-        return {r["run_key"]: dict(r) for r in db.execute("SELECT * FROM runs")}
+        return {r["run_key"]: dict(r) for r in db.execute("SELECT * FROM runs WHERE warmup = 0")}
     finally:
         db.close()
 

@@ -3,8 +3,9 @@
 import pytest
 
 from hybridperf import shapes
+from hybridperf.analysis.race import Rule
 from hybridperf.study import spec
-from hybridperf.study.expand import expand
+from hybridperf.study.expand import expand, races
 from hybridperf.study.spec import SpecError, parse
 
 BASE = """study: s
@@ -19,23 +20,45 @@ repeats: 2
 
 
 def test_matrix_expansion_is_exact():
+    found = races(parse(BASE, "s.yaml", cores_per_node=2))
+    assert [(r.params, r.scale) for r in found] == [({"size": 8, "steps": 20}, 1), ({"size": 8, "steps": 20}, 2),
+                                                    ({"size": 10, "steps": 20}, 1), ({"size": 10, "steps": 20}, 2)]
+    assert [[c.candidate for c in r.candidates] for r in found] == [["pure-mpi = hybrid-1"], ["pure-mpi", "hybrid-1"]] * 2
     plans = expand(parse(BASE, "s.yaml", cores_per_node=2))
-    shapes = [(p.params["size"], p.nodes, p.ranks_per_node, p.threads, p.repeat, p.configurations) for p in plans]
+    shapes = [(p.params["size"], p.nodes, p.ranks_per_node, p.threads, p.configurations) for p in plans]
     expected = []
-    for repeat in (0, 1):
-        for size in (8, 10):
-            expected += [(size, 1, 1, 1, repeat, ("pure-mpi", "hybrid-1")),  # one 1-core run serves both
-                         (size, 1, 2, 1, repeat, ("pure-mpi",)), (size, 1, 1, 2, repeat, ("hybrid-1",))]
+    for size in (8, 10):
+        expected += [(size, 1, 1, 1, ("pure-mpi", "hybrid-1")),  # one 1-core run serves both
+                     (size, 1, 2, 1, ("pure-mpi",)), (size, 1, 1, 2, ("hybrid-1",))]
     assert shapes == expected
     assert all(p.params["steps"] == 20 for p in plans)
     assert len({p.key for p in plans}) == len(plans)
     assert plans[1].kernel_args() == ["--size", "8", "--steps", "20"]
 
 
+def test_a_block_runs_its_candidates_in_the_order_given_and_each_run_has_its_own_key():
+    race = races(parse(BASE, "s.yaml", cores_per_node=2))[1]
+    block = race.block(4, ["hybrid-1", "pure-mpi"], campaign=2)
+    assert [(p.candidate, p.repeat, p.position, p.campaign) for p in block] == [("hybrid-1", 4, 0, 2),
+                                                                                 ("pure-mpi", 4, 1, 2)]
+    warm = race.warmup("pure-mpi", 2)
+    keys = {p.key for p in block} | {warm.key} | {p.key for p in race.block(5, ["pure-mpi", "hybrid-1"], 2)}
+    assert warm.warmup and len(keys) == 5
+
+
+def test_the_stopping_rule_is_declared_in_the_spec():
+    racing = parse(BASE.replace("repeats: 2", "decide: {confidence: 95%, tie_within: 3%, max_blocks: 12, "
+                                              "budget: 1m30s}"), "s.yaml", 2)
+    assert racing.rule == Rule(confidence=0.95, tie_within=0.03, min_blocks=3, max_blocks=12, budget=90.0)
+    assert parse(BASE, "s.yaml", 2).rule == Rule(min_blocks=2, max_blocks=2, budget=None)  # repeats: fixed blocks
+    assert parse(BASE.replace("repeats: 2\n", ""), "s.yaml", 2).rule == Rule()  # the defaults race
+    assert parse(BASE.replace("repeats: 2", "decide: {budget: none, tie_within: 0.05}"), "s.yaml", 2).rule.budget is None
+
+
 def test_zip_groups_vary_together_and_multiply_with_lists():
     text = BASE.replace("  size: [8, 10]\n  steps: 20\n", "  potential: [lj/cut, lj/sf]\n") + \
         "zip:\n  - {size: [8, 10], steps: [40, 20]}\n"
-    plans = [p for p in expand(parse(text, "s.yaml", 2)) if p.repeat == 0 and p.cores == 1]
+    plans = [p for p in expand(parse(text, "s.yaml", 2)) if p.cores == 1]
     assert [(p.params["potential"], p.params["size"], p.params["steps"]) for p in plans] == [
         ("lj/cut", 8, 40), ("lj/cut", 10, 20), ("lj/sf", 8, 40), ("lj/sf", 10, 20)]
 
@@ -63,6 +86,11 @@ def test_powers_of_two_and_node_shorthand():
     "change,message",
     [
         (("repeats: 2", "repeat: 2"), "s.yaml:8: unknown key 'repeat' (did you mean 'repeats'?)"),
+        (("repeats: 2", "decide: {tie_witin: 2%}"), "s.yaml:8: unknown decide key 'tie_witin' (did you mean 'tie_within'?)"),
+        (("repeats: 2", "decide: {tie_within: 2}"), "s.yaml:8: tie_within must be a percentage or a fraction"),
+        (("repeats: 2", "decide: {budget: soon}"), "s.yaml:8: budget must be a duration such as 90s"),
+        (("repeats: 2", "decide: {min_blocks: 9, max_blocks: 4}"), "s.yaml:8: need 1 <= min_blocks <= max_blocks"),
+        (("repeats: 2", "repeats: 2\ndecide: {}"), "s.yaml:8: give repeats (a fixed number of blocks) or decide"),
         (("  steps: 20", "  stepz: 20"), "s.yaml:5: md has no option 'stepz' (did you mean 'steps'?)"),
         (("  steps: 20", "  steps: -3"), "s.yaml:5: steps must be >= 0, got -3"),
         (("  steps: 20", "  steps: many"), "s.yaml:5: steps takes a value of type int, got 'many'"),

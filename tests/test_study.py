@@ -48,11 +48,16 @@ def test_study_stores_every_run_and_reports_their_numbers(tiny):
     spec, results = tiny
     out = study(spec)
     assert out.returncode == 0, out.stderr
-    stored = rows(results)
-    assert len(stored) == 6 and {r["status"] for r in stored} == {"ok"}
+    everything = rows(results)
+    stored = [r for r in everything if not r["warmup"]]
+    # repeats: 2 is two blocks per race; a race of two candidates (2 cores) begins with an uncounted warm-up run
+    assert len(stored) == 6 and len(everything) == 7 and {r["status"] for r in everything} == {"ok"}
+    assert [r["cores"] for r in everything if r["warmup"]] == [2]
+    assert sorted((r["cores"], r["repeat"], r["position"]) for r in stored) == [
+        (1, 0, 0), (1, 1, 0), (2, 0, 0), (2, 0, 1), (2, 1, 0), (2, 1, 1)]
     assert {(r["ranks"], r["threads"], r["mode"]) for r in stored} == {(1, 1, "pure-mpi"), (2, 1, "pure-mpi"),
                                                                        (1, 2, "pure-openmp")}
-    profiles = {r["id"]: json.loads((results / r["profile_path"]).read_text()) for r in stored}
+    profiles = {r["id"]: json.loads((results / r["profile_path"]).read_text()) for r in everything}
     assert all(p["schema"] == "hybridperf.profile/1" for p in profiles.values())
     # the store keeps each profile once, as its file, and the numbers queries need beside the run
     force = rows(results, "SELECT run_id, value FROM metrics WHERE name = 'region.force.avg'")
@@ -69,6 +74,66 @@ def test_study_stores_every_run_and_reports_their_numbers(tiny):
     assert "Verdict" in html and "Threading overhead" in html and "Table 4.5" in html
     assert "<h3>Models</h3>" in html and "overall (6.10), in-sample" in html and "Outlook" in html
     assert "loop time" in out.stdout and "verdict" in out.stdout
+    points = html[html.index("Total time [s] per point"):html.index("Verdict")]
+    assert "<td>pure-mpi = hybrid-1</td><td>1</td>" in points and "<td>pure-mpi</td><td>1</td>" not in points
+
+
+def test_a_study_run_again_is_a_new_campaign_and_the_report_reads_the_latest(tiny):
+    spec, results = tiny
+    assert study(spec, "--no-report").returncode == 0
+    first = rows(results)
+    again = study(spec, "--no-report")
+    assert again.returncode == 0 and "campaign 2" in again.stdout
+    both = rows(results)
+    assert len(both) == 2 * len(first) and {r["run_key"] for r in first} < {r["run_key"] for r in both}
+    assert [r["campaign"] for r in rows(results, "SELECT * FROM campaigns")] == [1, 2]
+    for number in (None, 1):
+        extra = ["--campaign", str(number)] if number else []
+        out = subprocess.run([*HYBRIDPERF, "report", str(results), "--json", *extra], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        answer = json.loads(out.stdout)
+        assert answer["campaign"]["number"] == (number or 2) and answer["campaign"]["ended"] == "decided"
+        [scales] = [s["scales"] for s in answer["sections"]]
+        assert [(s["cores"], s["outcome"], s["blocks"]) for s in scales][0] == (1, "only", 2)
+        assert scales[1]["outcome"] in ("wins", "tie", "undecided") and scales[1]["blocks"] == 2
+    missing = subprocess.run([*HYBRIDPERF, "report", str(results), "--campaign", "7"], capture_output=True, text=True)
+    assert missing.returncode == 2 and "has no campaign 7 (it has 1, 2)" in missing.stderr
+
+
+RACE = """study: race
+kernel: md
+params: {{size: 6}}
+configurations:
+  - pure-mpi: {{steps: 10, seed: 1}}
+  - 2x1: {{steps: {other}, seed: 2}}
+cores: [2]
+decide: {{tie_within: 60%, max_blocks: 12}}
+results: {results}
+"""
+
+
+@pytest.mark.parametrize("other, outcome", [(10, "tie"), (400, "wins")])
+def test_a_race_stops_when_it_is_decided(tmp_path, md_binary, other, outcome):
+    """Two candidates of one shape: equal work ties inside a wide band, forty times the steps loses; both well
+    before the blocks run out, and the JSON says so."""
+    spec = tmp_path / "race.yaml"
+    results = tmp_path / "res"
+    spec.write_text(RACE.format(other=other, results=results))
+    out = study(spec, "--no-report")
+    assert out.returncode == 0, out.stderr
+    verdict = json.loads(subprocess.run([*HYBRIDPERF, "report", str(results), "--json"], capture_output=True,
+                                        text=True).stdout)["sections"][0]["scales"][0]
+    assert verdict["outcome"] == outcome and 4 <= verdict["blocks"] < 12
+    if outcome == "wins":
+        assert verdict["winner"] == "pure-mpi" and verdict["lead"]["candidate"] == "2x1" and verdict["lead"]["low"] > 5
+    else:
+        assert sorted(verdict["tied"]) == ["2x1", "pure-mpi"]
+    counted = [r for r in rows(results) if not r["warmup"]]
+    assert len(counted) == 2 * verdict["blocks"]
+    orders = {}
+    for r in counted:
+        orders.setdefault(r["repeat"], []).append((r["position"], r["configurations"]))
+    assert all(sorted(p for p, _ in o) == [0, 1] for o in orders.values())  # each block runs both, in some order
 
 
 def stored_so_far(results) -> int:
@@ -98,16 +163,17 @@ def test_interrupted_study_resumes_where_it_stopped(tmp_path, md_binary):
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "run the same command to resume" in stderr
     stored = rows(results)
-    assert 2 <= len(stored) < 9
+    assert 2 <= len(stored) < 10
     assert all(r["status"] == "ok" and (results / r["profile_path"]).is_file() for r in stored)  # whole runs
     leftovers = subprocess.run(["pgrep", "-f", str(results)], capture_output=True, text=True).stdout
     assert leftovers == ""  # no rank of the interrupted run is still alive
 
     again = study(spec, "--no-report")
     assert again.returncode == 0, again.stderr
-    assert f"resuming tiny: {len(stored)} of 9 runs already stored" in again.stdout
+    assert f"resuming tiny campaign 1: {len(stored)} runs already stored" in again.stdout
     final = rows(results)
-    assert len(final) == 9 and len({r["run_key"] for r in final}) == 9
+    assert len(final) == 10 and len({r["run_key"] for r in final}) == 10  # 3 blocks of 3 runs, 1 warm-up
+    assert {r["campaign"] for r in final} == {1}
     assert {r["run_key"] for r in stored} <= {r["run_key"] for r in final}
 
 
@@ -140,7 +206,7 @@ results: {results}
     grid.write_text(f"study: grid\nkernel: spmv\nparams: {{n: 4, grid: [3, 1, 1]}}\nconfigurations: [pure-mpi]\n"
                     f"cores: [1]\nrepeats: 1\nresults: {results}\n")
     assert study(grid, "--no-report").returncode == 0
-    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'grid'")
+    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'grid' AND warmup = 0")
     assert failed["status"] == "failed" and failed["profile_path"] is None and failed["exit_code"] == 2
     assert "--grid 3 1 1 needs 3 nodes" in failed["stderr"]
 
@@ -149,7 +215,7 @@ results: {results}
                     f"cores: [1]\nrepeats: 1\ntimeout: 2\nresults: {results}\n")
     out = study(slow, "--no-report")
     assert out.returncode == 0
-    timed_out = rows(results, "SELECT * FROM runs WHERE study = 'slow'")
+    timed_out = rows(results, "SELECT * FROM runs WHERE study = 'slow' AND warmup = 0")
     assert [r["status"] for r in timed_out] == ["timeout"]
 
     report = subprocess.run([*HYBRIDPERF, "report", str(results), "--study", "bad"], capture_output=True, text=True)
@@ -174,6 +240,7 @@ def test_a_schema_1_store_is_migrated_to_profile_files(tiny_study):
     """Stores written before profiles were kept as files held them inside the database: opened, each profile
     is written out, the column dropped, and the report reads the same runs."""
     results = tiny_study
+    back_to_schema_2(results)
     db = sqlite3.connect(results / "results.db")
     with db:
         db.execute("ALTER TABLE runs ADD COLUMN profile TEXT")
@@ -192,6 +259,29 @@ def test_a_schema_1_store_is_migrated_to_profile_files(tiny_study):
     assert len(rows(results, "SELECT * FROM metrics WHERE name = 'fom.loop_time'")) == 18
 
 
+def back_to_schema_2(results) -> None:
+    """A store as schema 2 wrote it: no campaigns, no block positions or warm-ups."""
+    db = sqlite3.connect(results / "results.db")
+    with db:
+        db.execute("DROP TABLE campaigns")
+        db.execute("DROP INDEX runs_by_study")
+        for column in ("campaign", "position", "warmup"):
+            db.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+        db.execute("CREATE INDEX runs_by_study ON runs(study, status)")
+        db.execute("PRAGMA user_version=2")
+    db.close()
+
+
+def test_a_schema_2_store_becomes_campaign_1_of_its_study(tiny_study):
+    results = tiny_study
+    before = subprocess.run([*HYBRIDPERF, "report", str(results), "--json"], capture_output=True, text=True).stdout
+    back_to_schema_2(results)
+    after = subprocess.run([*HYBRIDPERF, "report", str(results), "--json"], capture_output=True, text=True)
+    assert after.returncode == 0, after.stderr
+    assert {r["campaign"] for r in rows(results)} == {1} and len(rows(results, "SELECT * FROM campaigns")) == 1
+    assert json.loads(after.stdout)["sections"] == json.loads(before)["sections"]
+
+
 def test_a_file_that_is_not_a_store_is_one_clear_error(tmp_path):
     (tmp_path / "results.db").write_text("not a database\n" * 100)
     out = subprocess.run([*HYBRIDPERF, "report", str(tmp_path)], capture_output=True, text=True)
@@ -203,7 +293,8 @@ def test_dry_run_prints_every_launch_line_and_runs_nothing(tiny):
     spec, results = tiny
     out = study(spec, "--dry-run")
     assert out.returncode == 0
-    assert out.stdout.count("hybridperf-md") == 6
+    assert out.stdout.count("hybridperf-md") == 3  # each race's candidates, once
+    assert "# size=6, steps=20 at 2 cores" in out.stdout and "2 race(s)" in out.stdout
     assert not results.exists()
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from hybridperf.analysis.verdicts import (Band, judge_interval, judge_ratio, judge_samples, judge_value,
+from hybridperf.analysis.verdicts import (Band, Judgement, judge_interval, judge_ratio, judge_samples, judge_value,
                                           ratio_interval, tally)
 
 TARGET = Band(0.8, 1.2)
@@ -92,3 +92,48 @@ def test_text_and_tally_use_the_verdict_words():
     j = judge_interval(0.777, 0.67, 0.86, TARGET)
     assert j.text() == "0.777 [0.67, 0.86] undecided (target 0.8–1.2)"
     assert tally([j, judge_value(1.0, TARGET)]) == {"within": 1, "differs": 0, "undecided": 1}
+
+
+def test_each_judgement_states_its_n():
+    assert judge_ratio([1.0, 1.1, 0.9, 1.0, 1.05], [1.0, 1.0, 1.02], TARGET).n == 3  # the smaller side
+    assert judge_ratio([1.0], [1.0, 2.0], TARGET).n == 1
+    assert judge_samples([1.07, 0.98, 1.02, 1.10], TARGET).n == 4
+    assert judge_value(688.0, Band(high=1024)).n is None
+    assert judge_value(688.0, Band(high=1024), n=1).n == 1
+    assert judge_interval(1.0, 0.9, 1.1, TARGET).n is None and judge_interval(1.0, 0.9, 1.1, TARGET, n=7).n == 7
+    assert Judgement("within", 1.0, 0.9, 1.1, TARGET).n is None  # the field is optional
+
+
+@pytest.mark.parametrize(
+    "estimate,low,high,band,n,rounds",
+    [
+        (1.0, 0.8, 1.2, Band(0.9, 1.1), 9, 36),  # half-width 0.2 must come down to 0.1: 9 x (0.2/0.1)^2
+        (0.8, 0.7, 0.9, Band(low=0.85), 4, 16),  # one-sided target: its only finite edge
+        (1.3, 1.1, 1.5, TARGET, 5, 20),  # outside the band: to lie wholly outside it
+        (1.1, 0.9, 1.2, Band(0.85, 1.15), 10, 90),  # the nearest edge (1.15, 0.05 away), not the farther one
+        (0.835, 0.829, 0.856, Band(0.85, 1.15), 9, 10),  # skewed: 9 x (0.0135/0.015)^2 = 7.3, but 9 was not enough
+    ],
+)
+def test_runs_to_decide_an_undecided_figure(estimate, low, high, band, n, rounds):
+    j = judge_interval(estimate, low, high, band, n=n)
+    assert j.word == "undecided" and j.runs_to_decide() == rounds
+
+
+def test_runs_to_decide_only_for_an_undecided_bounded_figure_with_n_off_the_edge():
+    assert judge_interval(1.0, 0.9, 1.1, TARGET, n=9).runs_to_decide() is None  # within
+    assert judge_interval(1.5, 1.3, 1.7, TARGET, n=9).runs_to_decide() is None  # differs
+    assert judge_ratio([1.0], [1.0, 2.0], TARGET).runs_to_decide() is None  # unbounded
+    assert judge_interval(1.0, 0.7, 1.3, TARGET).runs_to_decide() is None  # n not known
+    assert judge_interval(1.2, 1.1, 1.3, TARGET, n=9).runs_to_decide() is None  # on the edge: no n decides
+    assert judge_interval(1.0, 0.5, 1.5, Band(), n=9).word == "within"  # an open band always holds
+
+
+def test_noise_text_is_the_half_width_relative_to_the_estimate():
+    assert judge_interval(1.0, 0.88, 1.12, TARGET).noise_text() == "±12%"
+    assert judge_interval(2.0, 1.93, 2.07, TARGET).noise_text() == "±3.5%"
+    assert judge_interval(-0.5, -0.6, -0.4, TARGET).noise_text() == "±20%"  # relative to |estimate|
+    assert judge_interval(0.05, 0.049, 0.051, TARGET).noise() == pytest.approx(0.02)
+    assert judge_value(688.0, Band(high=1024)).noise_text() == "±0%"
+    assert judge_ratio([1.0], [1.0, 2.0], TARGET).noise_text() == "unbounded"
+    assert judge_interval(0.0, -0.1, 0.1, TARGET).noise() is None
+    assert judge_interval(0.0, -0.1, 0.1, TARGET).noise_text() == "±0.1"  # no relative noise around zero

@@ -8,25 +8,23 @@ Per parameter set (e.g. each problem size) and per point (configuration x scale)
   point-to-point, collective and barrier time; bytes and messages per process and in total per step;
 - per-region times (rank average), threading overhead per region = hybrid - pure MPI at equal cores
   (minimum times, as Tables 4.6/4.7, with the combined error), cross-rank imbalance per region;
-- a verdict per scale by the one winner rule the report uses everywhere (`winner`): the configuration
-  with the lowest median loop time wins, and its lead is the runner-up's median over its own, with the
-  90% bootstrap interval of the verdict engine; the win is decided when that interval lies above 1.
-Runs that did not succeed are counted and listed but never enter a statistic.
+- a verdict per scale by the one rule used everywhere, the race (`analysis.race`): the candidates' paired
+  log ratios block by block, each pair's confidence sequence, and the outcome — wins, tie or undecided —
+  with the lead's interval, the blocks used and the noise floor. Simulated runs are exact replays: the
+  fastest wins by its exact lead.
+Runs that did not succeed are counted and listed but never enter a statistic; warm-up runs are left out.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hybridperf.analysis.race import exact_race, race, Race, Rule, Standing
 from hybridperf.analysis.stats import summarize, Summary
-from hybridperf.analysis.verdicts import Band, Judgement, judge_ratio, judge_value
 from hybridperf.shapes import Design
-
-AHEAD = Band(1.0, float("inf"))  # the runner-up's time over the winner's: above 1 throughout, the win is decided
 
 
 @dataclass
@@ -57,16 +55,37 @@ class Point:
 
 @dataclass
 class Verdict:
+    """The race at one scale: its outcome and standings (analysis.race), and which of a tie to prefer."""
+
     scale: int
-    winner: str
-    runner_up: str | None
-    lead: Judgement | None  # runner-up median / winner median, with its interval, against AHEAD
-    versus_pure_mpi: Judgement | None  # pure-MPI median / winner median (None when pure MPI wins or is absent)
-    exact: bool = False  # every run compared is a simulated replay: the lead is exact under the model's inputs
+    race: Race
+    shapes: dict[str, tuple[int, int, int]]  # candidate -> (nodes, ranks per node, threads)
+    simulated: bool = False  # every run is a replay: the lead is exact under the model's inputs
+    holds_to: float | None = None  # the highest of STRICTER confidences at which the same blocks give the same answer
 
     @property
-    def decided(self) -> bool | None:
-        return None if self.lead is None else self.lead.word == "within"
+    def outcome(self) -> str:
+        return self.race.outcome
+
+    @property
+    def winner(self) -> str:
+        """The candidate to use: the winner, the preferred of a tie, or the leader so far."""
+        return self.preferred if self.outcome == "tie" else self.race.leader
+
+    @property
+    def preferred(self) -> str:
+        """Of tied candidates, the one with the fewest ranks: less memory for halos and fewer messages."""
+        nodes_ranks = lambda c: (self.shapes[c][0] * self.shapes[c][1], self.shapes[c][2])
+        return min(self.race.tied, key=nodes_ranks)
+
+    @property
+    def runner_up(self) -> Standing | None:
+        return self.race.runner_up
+
+    @property
+    def pure_mpi(self) -> Standing | None:
+        """Pure MPI against the leader, when pure MPI races here and does not lead."""
+        return next((s for s in self.race.standings[1:] if "pure-mpi" in s.candidate.split(" = ")), None)
 
 
 @dataclass
@@ -76,6 +95,7 @@ class Section:
     points: list[Point]
     verdicts: list[Verdict]
     regions: list[str]
+    rule: Rule = field(default_factory=Rule)
 
     def title(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "all runs"
@@ -122,12 +142,16 @@ def _params_key(params: dict[str, Any], ignored: set[str]) -> str:
     return json.dumps({k: v for k, v in params.items() if k not in ignored}, sort_keys=True)
 
 
-def analyse(design: Design, runs: list[dict[str, Any]]) -> list[Section]:
+def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None,
+            stopped: bool = True) -> list[Section]:
     """One section per parameter set (parameters set per configuration do not split sections), in the
-    order the runs were stored."""
+    order the runs were stored; each scale's verdict by `rule`. `stopped`: these runs are all there will be
+    (a race still open is undecided); False while the campaign is running or was interrupted."""
     ignored = design.configuration_keys
     by_params: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
+        if r.get("warmup"):
+            continue
         by_params.setdefault(_params_key(r["params"], ignored), []).append(r)
     sections = []
     for key, group in by_params.items():
@@ -142,7 +166,8 @@ def analyse(design: Design, runs: list[dict[str, Any]]) -> list[Section]:
                              summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok))
         _speedups(pts)
         regions = list(dict.fromkeys(name for p in pts for r in p.runs for name in r["profile"]["regions"]))
-        sections.append(Section(json.loads(key), design.axis, pts, _verdicts(pts), regions))
+        rule = rule or Rule()
+        sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions, rule))
     return sections
 
 
@@ -159,48 +184,64 @@ def _speedups(pts: list[Point]) -> None:
         p.speedup_error = p.speedup * relative
 
 
-def winner(points: list[Point]) -> tuple[Point, Point | None, Judgement | None]:
-    """The one winner rule: the lowest median loop time wins; the lead is the next distinct shape's median over
-    the winner's, with its bootstrap interval (decided when it lies above 1)."""
-    ranked = sorted((p for p in points if p.time), key=lambda p: p.time.median)
-    best = ranked[0]
-    second = next((p for p in ranked if (p.nodes, p.ranks_per_node, p.threads) !=
-                   (best.nodes, best.ranks_per_node, best.threads)), None)
-    if second is None:
-        return best, None, None
-    return best, second, _lead(second, best)
+def _simulated(runs: list[dict[str, Any]]) -> bool:
+    return bool(runs) and all(r.get("backend") == "simgrid" for r in runs)
 
 
-def _times(p: Point) -> list[float]:
-    return [r["loop_time"] for r in p.runs]
+def _candidate(run: dict[str, Any]) -> str:
+    return " = ".join(run["configurations"])
 
 
-def _simulated(p: Point) -> bool:
-    return bool(p.runs) and all(r.get("backend") == "simgrid" for r in p.runs)
+def scale_of(run: dict[str, Any], pts: list[Point]) -> int | None:
+    """The scale a run belongs to: the point of its shape."""
+    key = (run["nodes"], run["ranks_per_node"], run["threads"])
+    return next((p.scale for p in pts if (p.nodes, p.ranks_per_node, p.threads) == key), None)
 
 
-def _lead(slower: Point, faster: Point) -> Judgement:
-    """slower's median over faster's with its interval; between simulated points, which are exact replays, the
-    interval is the value itself."""
-    if _simulated(slower) and _simulated(faster):
-        return judge_value(statistics.median(_times(slower)) / statistics.median(_times(faster)), AHEAD)
-    return judge_ratio(_times(slower), _times(faster), AHEAD)
+def blocks_of(runs: list[dict[str, Any]]) -> list[dict[str, float | None]]:
+    """A race's counted runs as blocks in the order run: each candidate's loop time, None where the run failed."""
+    blocks: dict[int, dict[str, float | None]] = {}
+    for r in sorted((r for r in runs if not r.get("warmup")), key=lambda r: (r["repeat"], r.get("position") or 0)):
+        ok = r["status"] == "ok" and r["loop_time"] is not None
+        blocks.setdefault(r["repeat"], {})[_candidate(r)] = r["loop_time"] if ok else None
+    return [blocks[k] for k in sorted(blocks)]
 
 
-def _verdicts(pts: list[Point]) -> list[Verdict]:
+def verdicts_of(pts: list[Point], runs: list[dict[str, Any]], rule: Rule, stopped: bool) -> list[Verdict]:
     out = []
     for scale in dict.fromkeys(p.scale for p in pts):
-        here = [p for p in pts if p.scale == scale and p.time]
-        if not here:
+        mine = [r for r in runs if scale_of(r, pts) == scale]
+        shapes = {_candidate(r): (r["nodes"], r["ranks_per_node"], r["threads"]) for r in mine}
+        if not mine:
             continue
-        best, second, lead = winner(here)
-        pure = next((p for p in here if p.configuration == "pure-mpi"), None)
-        same = pure is not None and (pure.nodes, pure.ranks_per_node, pure.threads) == \
-            (best.nodes, best.ranks_per_node, best.threads)
-        versus = _lead(pure, best) if pure and not same else None
-        out.append(Verdict(scale, best.configuration, second.configuration if second else None, lead, versus,
-                           all(_simulated(p) for p in here)))
+        if _simulated(mine):
+            times = {_candidate(r): r["loop_time"] for r in mine if r["status"] == "ok" and r["loop_time"]}
+            if times:
+                out.append(Verdict(scale, exact_race(times, rule), shapes, simulated=True))
+            continue
+        blocks = blocks_of(mine)
+        if blocks:
+            state = race(blocks, rule, stopped)
+            out.append(Verdict(scale, state, shapes, holds_to=holds_to(blocks, rule, state)))
     return out
+
+
+STRICTER = (0.95, 0.99, 0.999)  # confidences the answer is replayed at: how far the declared one could move
+
+
+def holds_to(blocks: list[dict[str, float | None]], rule: Rule, state: Race) -> float | None:
+    """The highest confidence, of the declared and STRICTER, at which the same blocks still give the same outcome
+    and leader (a stricter rule may need blocks the race did not run: then it does not hold); None when the
+    outcome says nothing to hold (undecided, a baseline)."""
+    if state.outcome not in ("wins", "tie"):
+        return None
+    held = rule.confidence
+    for confidence in (c for c in STRICTER if c > rule.confidence):
+        again = race(blocks, replace(rule, confidence=confidence), stopped=True)
+        if (again.outcome, again.leader) != (state.outcome, state.leader):
+            break
+        held = confidence
+    return held
 
 
 @dataclass

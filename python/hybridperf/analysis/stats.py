@@ -24,6 +24,11 @@ class Summary:
     max: float
 
     @property
+    def sd(self) -> float | None:
+        """The sample standard deviation (None for a single measurement)."""
+        return None if self.sem is None else self.sem * math.sqrt(self.n)
+
+    @property
     def error(self) -> float:
         """The error bar: 1 SEM, or 5% of the mean for a single measurement."""
         return self.sem if self.sem is not None else 0.05 * abs(self.mean)

@@ -12,7 +12,10 @@ fixed seed so that the same runs always give the same interval. Against a target
 The estimate alone never decides: more noise widens the interval and can only move a figure to
 `undecided`, from either side. An interval is unbounded when the data cannot bound it (fewer than two
 runs on a side, or a reference whose resampled median can be zero); such a figure is undecided.
-Pure functions.
+
+A judgement states n, the samples behind it (the smaller side of a ratio), and for an undecided figure the
+rounds that would likely decide it: with the interval shrinking as 1/sqrt(n), the n at which its half-width
+would fit between the estimate and the band's nearest edge. Pure functions.
 """
 
 from __future__ import annotations
@@ -54,10 +57,51 @@ class Judgement:
     low: float
     high: float
     band: Band
+    n: int | None = None  # samples behind the figure (a ratio: the smaller side's); None when not known
 
     @property
     def bounded(self) -> bool:
         return math.isfinite(self.low) and math.isfinite(self.high)
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width (infinite when unbounded)."""
+        return (self.high - self.low) / 2 if self.bounded else math.inf
+
+    def noise(self) -> float | None:
+        """The interval's half-width relative to the estimate (0.12 for ±12%); None when unbounded or the
+        estimate is zero or not finite."""
+        if not self.bounded or not math.isfinite(self.estimate) or self.estimate == 0:
+            return None
+        return self.half_width / abs(self.estimate)
+
+    def noise_text(self) -> str:
+        """The noise floor as text: '±12%', '±3.4%'; the absolute half-width ('±0.1') around an estimate of zero;
+        'unbounded' for an unbounded interval."""
+        if not self.bounded:
+            return "unbounded"
+        noise = self.noise()
+        if noise is None:
+            return f"±{self.half_width:.2g}"
+        percent = 100 * noise
+        return f"±{percent:.0f}%" if percent >= 9.95 else f"±{percent:.2g}%"
+
+    def runs_to_decide(self) -> int | None:
+        """For an undecided figure, the rounds (n in all, not more) after which its interval would likely lie
+        wholly inside or wholly outside the band: the interval's half-width is taken to shrink as 1/sqrt(n), and
+        must come down to the distance from the estimate to the band's nearest finite edge, so
+        ceil(n * (half-width / distance)**2), and at least n + 1. None when the figure is not undecided, its
+        interval is unbounded, n is not known, or the estimate sits on an edge (no n would decide it)."""
+        if self.word != "undecided" or not self.bounded or not self.n or not math.isfinite(self.estimate):
+            return None
+        edges = [e for e in (self.band.low, self.band.high) if math.isfinite(e)]
+        if not edges:
+            return None
+        distance = min(abs(self.estimate - e) for e in edges)
+        if distance == 0:
+            return None
+        needed = self.n * (self.half_width / distance) ** 2
+        return max(self.n + 1, math.ceil(needed - 1e-9))
 
     def interval_text(self, digits: int = 3) -> str:
         if not self.bounded:
@@ -69,8 +113,8 @@ class Judgement:
         return f"{self.estimate:.{digits}g} {self.interval_text(digits)} {self.word} (target {self.band.text()})"
 
 
-def judge_interval(estimate: float, low: float, high: float, band: Band) -> Judgement:
-    """The verdict of a figure whose interval is [low, high]."""
+def judge_interval(estimate: float, low: float, high: float, band: Band, n: int | None = None) -> Judgement:
+    """The verdict of a figure whose interval is [low, high] (n: the samples behind it, when known)."""
     if not (math.isfinite(low) and math.isfinite(high)):
         word = "undecided"
     elif band.low <= low and high <= band.high:
@@ -79,12 +123,12 @@ def judge_interval(estimate: float, low: float, high: float, band: Band) -> Judg
         word = "differs"
     else:
         word = "undecided"
-    return Judgement(word, estimate, low, high, band)
+    return Judgement(word, estimate, low, high, band, n)
 
 
-def judge_value(value: float, band: Band) -> Judgement:
+def judge_value(value: float, band: Band, n: int | None = None) -> Judgement:
     """A figure measured exactly (a byte count, an instruction count): its interval is the value itself."""
-    return judge_interval(value, value, value, band)
+    return judge_interval(value, value, value, band, n)
 
 
 def ratio_interval(ours: Sequence[float], reference: Sequence[float] | None = None,
@@ -112,12 +156,13 @@ def judge_ratio(ours: Sequence[float], reference: Sequence[float], band: Band,
     """median(ours) / median(reference) against a band, with its bootstrap interval."""
     ref = statistics.median(reference)
     estimate = statistics.median(ours) / ref if ref else math.nan
-    return judge_interval(estimate, *ratio_interval(ours, reference, confidence), band)
+    return judge_interval(estimate, *ratio_interval(ours, reference, confidence), band,
+                          n=min(len(ours), len(reference)))
 
 
 def judge_samples(values: Sequence[float], band: Band, confidence: float = CONFIDENCE) -> Judgement:
     """The median of repeated values of a figure that is already a ratio (one per round), against a band."""
-    return judge_interval(statistics.median(values), *ratio_interval(values, None, confidence), band)
+    return judge_interval(statistics.median(values), *ratio_interval(values, None, confidence), band, n=len(values))
 
 
 def tally(judgements: Sequence[Judgement]) -> dict[str, int]:

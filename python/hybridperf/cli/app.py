@@ -7,23 +7,27 @@ a kernel's own exit status is passed through.
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from hybridperf import __version__
 from hybridperf.analysis import affinity, compare
+from hybridperf.analysis.race import Racer, Rule
 from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potential as cli_potential,
                             simulate as cli_simulate, study as cli_study)
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
 from hybridperf.launch import kernels, machine
 from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
 from hybridperf.launch.runner import default_profile_path, execute, prepare, RunOutcome
+from hybridperf.profile import figure
 from hybridperf.report import terminal as summary
+from hybridperf.study.spec import duration, fraction
 
 app = typer.Typer(
     add_completion=False,
@@ -167,38 +171,66 @@ def compare_splits(
         ),
     ] = None,
     results: Annotated[Path, typer.Option(help="Directory that keeps the profiles.")] = Path("results"),
+    confidence: Annotated[str, typer.Option(help="Confidence of the verdict, over every look and pair.")] = "90%",
+    tie_within: Annotated[str, typer.Option(help="Differences below this are a tie (e.g. 2% or 0.02).")] = "2%",
+    max_blocks: Annotated[int, typer.Option(help="Most blocks (each runs every split still racing once).")] = 10,
+    budget: Annotated[str, typer.Option(help="Most running time, e.g. 90s, 5m, or none.")] = "2m",
 ) -> None:
-    """Run a kernel in several ranks x threads splits on this node and compare them side by side."""
+    """Race a kernel's ranks x threads splits on this node, in blocks of random order, until one wins or they
+    tie (the study's rule: docs/study-spec.md), and compare them side by side."""
     try:
         cores = machine.local_machine().cores
         chosen = [compare.parse_split(s) for s in splits.split(",")] if splits else compare.default_splits(cores)
-        plans = []
+        chosen = list(dict.fromkeys(chosen))
+        if max_blocks < 1:
+            raise ValueError(f"--max-blocks must be at least 1, got {max_blocks}")
+        rule = Rule(fraction(confidence, "--confidence"), fraction(tie_within, "--tie-within"), min(3, max_blocks),
+                    max_blocks, duration(budget))
+        launches = {}
         for split in chosen:
             config = Configuration(1, split.ranks, split.threads, cores, oversubscribe=True)
             path = default_profile_path(results, kernel, config)
-            plans.append((split, path, prepare(kernel, config, list(ctx.args), path)))
+            launches[split] = (config, prepare(kernel, config, list(ctx.args), path))
     except USER_ERRORS as err:
         user_error(err)
-    done: list[tuple[compare.Split, dict]] = []
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
-        task = bar.add_task(f"{kernel}: {len(plans)} splits", total=len(plans))
-        for split, path, launch in plans:
-            for w in launch.warnings:
-                bar.console.print(f"[yellow]warning:[/yellow] {split}: {w}")
-            bar.update(task, description=f"{kernel} {split}")
-            outcome: RunOutcome = execute(launch, path)
-            if outcome.profile is None:
-                bar.console.print(f"[red]{split} failed[/red] (exit {outcome.returncode}): "
-                                  f"{kernel_errors(outcome.stderr)}", markup=True, highlight=False)
-            else:
-                done.append((split, outcome.profile))
-            bar.advance(task)
-    if not done:
+    racer = Racer([str(s) for s in chosen], rule)
+    kept: dict[compare.Split, list[dict]] = {s: [] for s in chosen}
+    spent, rng = 0.0, random.Random()
+    for split, (_, launch) in launches.items():
+        for w in launch.warnings:
+            console.print(f"[yellow]warning:[/yellow] {split}: {w}")
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task(kernel)
+        while racer.running and (rule.budget is None or spent < rule.budget):
+            order = [s for s in chosen if str(s) in racer.running]
+            rng.shuffle(order)
+            times: dict[str, float | None] = {}
+            for split in order:
+                bar.update(task, description=f"{kernel}: block {racer.blocks + 1}, {split}")
+                config = launches[split][0]
+                path = default_profile_path(results, kernel, config)
+                outcome: RunOutcome = execute(prepare(kernel, config, list(ctx.args), path), path)
+                spent += outcome.elapsed
+                if outcome.profile is None:
+                    bar.console.print(f"[red]{split} failed[/red] (exit {outcome.returncode}): "
+                                      f"{kernel_errors(outcome.stderr)}", markup=True, highlight=False)
+                    times[str(split)] = None
+                else:
+                    kept[split].append(outcome.profile)
+                    times[str(split)] = figure(outcome.profile, "loop_time")
+            racer.add(times)
+    if not any(kept.values()):
         fail("every run failed; nothing to compare", 1)
-    console.print(summary.comparison_table(compare.comparison_rows(done), kernel))
+    medians = [(s, _median_run(profiles)) for s, profiles in kept.items() if profiles]
+    console.print(summary.comparison_table(compare.comparison_rows(medians), kernel))
+    console.print(racer.state(stopped=bool(racer.running)).line(f"{kernel} {' '.join(ctx.args)}".strip()))
     console.print(f"profiles: {results / 'runs'}")
+
+
+def _median_run(profiles: list[dict]) -> dict:
+    """The run whose loop time is the median of its split's (the lower of the middle two)."""
+    ordered = sorted(profiles, key=lambda p: figure(p, "loop_time"))
+    return ordered[(len(ordered) - 1) // 2]
 
 
 app.command(name="study")(cli_study.study)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,14 +11,14 @@ import typer
 
 from hybridperf.analysis import efficiency as eff, sections as analysis
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
-from hybridperf.launch import machine
-from hybridperf.report import html as reporting, terminal
+from hybridperf.launch import machine, quiet
+from hybridperf.report import html as reporting, terminal, verdicts_json
 from hybridperf.store import export as exports, thicket as thickets
-from hybridperf.store.db import Store, StoreError
+from hybridperf.store.db import Campaign, Store, StoreError
 from hybridperf.study import spec
 from hybridperf.study.backends.local import LocalBackend
-from hybridperf.study.expand import expand
-from hybridperf.study.run import run_study
+from hybridperf.study.expand import expand, races
+from hybridperf.study.run import rule_text, run_study
 
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
 
@@ -42,13 +44,12 @@ def study(
     spec_file: Annotated[Path, typer.Argument(help="The study spec (YAML); ready-made ones are in studies/.")],
     results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")] = None,
     backend: Annotated[Optional[str], typer.Option(help="local or slurm (default: the spec's `backend`).")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print every launch line (slurm: write the batch "
-                                                            "scripts) and run nothing.")] = False,
-    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Run again the runs stored as failed or "
-                                                                      "timed out.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print each race's candidates with their launch lines "
+                                                            "(slurm: write the batch scripts) and run nothing.")] = False,
     write_report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report at the end.")] = True,
 ) -> None:
-    """Run a study: every configuration x parameter set x repeat, stored as it finishes; resumable."""
+    """Run a study: race the splits at each scale in blocks until each is decided (wins or tie) or the budget is
+    spent; every run stored as it ends, in a new campaign each time (an interrupted one resumes)."""
     try:
         st = spec.load(spec_file, cores_per_node=_node_cores, backend=backend)
         directory = results or Path(st.results)
@@ -56,29 +57,52 @@ def study(
         if st.app is not None:
             runner.launch(expand(st)[0])  # the program and the counting library exist, before anything runs
         if dry_run:
-            plans = expand(st)
-            for plan in plans:
-                print(runner.launch_line(plan))
-            console.print(f"{len(plans)} runs; nothing was run", style="dim")
+            found = races(st)
+            for race in found:
+                print(f"# {race.title()}")
+                for plan in race.candidates:
+                    print(runner.launch_line(plan))
+            console.print(f"{len(found)} race(s); {rule_text(st)}; nothing was run", style="dim")
             return
+        check = quiet.check() if st.backend == "local" else {}
+        for warning in check.get("warnings", []):
+            errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
         with Store(directory) as store:
-            outcome = run_study(st, store, runner, console, str(spec_file), retry_failed)
+            outcome = run_study(st, store, runner, console, str(spec_file), check)
     except USER_ERRORS as err:
         user_error(err)
-    done = len(outcome.stored) + outcome.skipped
-    if outcome.interrupted:
-        errors.print(f"interrupted: {done} of {outcome.total} runs stored in {directory}; run the same command to "
-                     "resume")
+    if outcome.ended == "interrupted":
+        errors.print(f"interrupted: campaign {outcome.campaign}'s {outcome.resumed + len(outcome.stored)} runs are "
+                     f"stored in {directory}; run the same command to resume")
         raise typer.Exit(130)
-    failed = len(outcome.failed)
-    console.print(f"{st.name}: {len(outcome.stored)} runs done now, {outcome.skipped} before; {failed} failed; "
-                  f"results in {directory / 'results.db'}")
+    console.print(f"{st.name}: campaign {outcome.campaign}, {len(outcome.stored)} runs done now"
+                  + (f", {outcome.resumed} before" if outcome.resumed else "")
+                  + f"; {len(outcome.failed)} failed; results in {directory / 'results.db'}")
     if write_report:
         _report(directory, st.name)
 
 
-def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
-    """A stored study's spec and runs — the latest study unless one is named — or a one-line error."""
+@dataclass
+class Stored:
+    """One campaign of a stored study: the spec it ran, its counted runs, how it ended."""
+
+    study: spec.Study
+    runs: list[dict]
+    campaign: Campaign
+
+    def sections(self) -> list[analysis.Section]:
+        return analysis.analyse(self.study.design, self.runs, self.study.rule,
+                                stopped=self.campaign.ended in ("decided", "budget"))
+
+    def describe(self) -> str:
+        c = self.campaign
+        ended = {"decided": "ended decided", "budget": "ended when its budget was spent",
+                 "interrupted": "interrupted"}.get(c.ended or "", "still running")
+        return f"campaign {c.number} (started {c.started}, {ended}); "
+
+
+def stored(directory: Path, name: str | None, campaign: int | None = None) -> Stored:
+    """A stored study's campaign — the latest study and campaign unless named — or a one-line error."""
     with open_store(directory) as store:
         names = store.studies()
         if not names:
@@ -87,9 +111,16 @@ def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[di
         if name not in names:
             fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
         try:
-            return spec.from_dict(store.study_spec(name)), store.runs(name)
+            chosen = store.campaign(name, campaign)
+            return Stored(spec.from_dict(chosen.spec), store.runs(name, chosen.number), chosen)
         except StoreError as err:
             fail(str(err))
+
+
+def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
+    """A stored study's spec and the runs of its latest campaign, or a one-line error."""
+    found = stored(directory, name)
+    return found.study, found.runs
 
 
 def open_store(directory: Path) -> Store:
@@ -102,12 +133,20 @@ def open_store(directory: Path) -> Store:
         fail(str(err))
 
 
-def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
-    st, runs = stored_study(directory, name)
-    sections = analysis.analyse(st.design, runs)
-    terminal.print_study(console, sections, runs)
+def _report(directory: Path, name: str | None, out: Path | None = None, campaign: int | None = None,
+            as_json: bool = False) -> Path | None:
+    found = stored(directory, name, campaign)
+    sections = found.sections()
+    if as_json:
+        c = found.campaign
+        about = {"number": c.number, "started": c.started, "finished": c.finished, "ended": c.ended,
+                 "machine": c.machine}
+        print(json.dumps(verdicts_json.document(found.study.name, about, sections), indent=1))
+        return None
+    terminal.print_study(console, sections, found.runs)
     out = out or directory / "report.html"
-    reporting.write_html(out, reporting.render_html(st.name, st.as_dict(), sections, runs))
+    reporting.write_html(out, reporting.render_html(found.study.name, found.study.as_dict(), sections, found.runs,
+                                                    found.describe(), found.campaign.machine))
     console.print(f"report: {out}")
     return out
 
@@ -115,11 +154,15 @@ def _report(directory: Path, name: str | None, out: Path | None = None) -> Path:
 def report(
     results_dir: Annotated[Path, typer.Argument(help="A results directory (holding results.db).")],
     study_name: Annotated[Optional[str], typer.Option("--study", help="Which study (default: the latest).")] = None,
+    campaign: Annotated[Optional[int], typer.Option(help="Which campaign of the study (default: the latest).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="HTML file to write (default: RESULTS_DIR/report.html).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print each scale's verdict as JSON (outcome, winner or "
+                                                         "tied set, lead and interval, blocks, noise) and write "
+                                                         "nothing.")] = False,
 ) -> None:
     """Analyse a stored study: key tables in the terminal, everything in a self-contained HTML report."""
     try:
-        _report(results_dir, study_name, out)
+        _report(results_dir, study_name, out, campaign, as_json)
     except USER_ERRORS as err:
         user_error(err)
 

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from hybridperf.analysis.sections import comm_seconds, Section, winner
+from hybridperf.analysis.sections import comm_seconds, Section
 from hybridperf.models import thesis
 from hybridperf.models.fitting import band, Fit, fit, percent_error
 
@@ -158,8 +158,8 @@ class Outlook:
     cores: int
     predicted: dict[str, float]  # configuration -> seconds
     extrapolated: bool  # beyond the largest measured core count
-    measured_winner: str | None = None  # by the report's winner rule, where two or more shapes were measured
-    decided: bool | None = None  # whether the measured winner's lead lies beyond the noise
+    measured_winner: str | None = None  # by the report's race, where two or more shapes were measured
+    measured_outcome: str | None = None  # that race's outcome: wins, tie or undecided
 
     @property
     def winner(self) -> str:
@@ -172,7 +172,7 @@ class Outlook:
 def outlook(section: Section, cores_per_node: int, doublings: int = 2) -> list[Outlook]:
     """The overall model (6.10), fitted in-sample, predicting every configuration at the study's core counts —
     and at up to `doublings` doublings beyond the largest only when every stage of the fit has a degree of
-    freedom left; the measured winner at each measured core count by the report's rule (`sections.winner`)."""
+    freedom left; the measured winner at each measured core count by the report's race (`Section.verdicts`)."""
     ev = evaluate(section, cores_per_node, "overall (6.10)")
     measured = [p for p in section.points if p.runs]
     if not ev.rows or not measured:
@@ -193,10 +193,9 @@ def outlook(section: Section, cores_per_node: int, doublings: int = 2) -> list[O
             mu = value["mu"] if lay.n_omp > 1 else 0.0
             predicted[name] = float(thesis.overall(value["phi"], mu, value["alpha"], work, lay.n_mpi, lay.n_omp,
                                                    lay.n_ppn))
-        here = [p for p in measured if p.cores == cores]
-        shapes = {(p.nodes, p.ranks_per_node, p.threads) for p in here}
-        best, _, lead = winner(here) if len(shapes) > 1 else (None, None, None)
+        scale = next((p.scale for p in measured if p.cores == cores), None)
+        verdict = next((v for v in section.verdicts if v.scale == scale and v.outcome != "only"), None)
         if predicted:
-            out.append(Outlook(cores, predicted, cores > largest, best.configuration if best else None,
-                               lead.word == "within" if lead else None))
+            out.append(Outlook(cores, predicted, cores > largest, verdict.winner if verdict else None,
+                               verdict.outcome if verdict else None))
     return out

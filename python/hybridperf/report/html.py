@@ -1,7 +1,7 @@
 """The study report: one self-contained HTML file, figures embedded as PNG.
 
-It opens with the headline — at each scale, the winner by the one rule used everywhere (lowest median
-loop time) and whether its lead lies beyond the noise of the repeats — and then gives, per parameter set,
+It opens with the headline — at each scale, the race's outcome (wins, tie or undecided) by the one rule used
+everywhere (analysis.race), with the lead's interval, the blocks it took and the noise — and then gives, per parameter set,
 the tables (report.tables) beside the figures (report.plots) that take the thesis's analyses apart. A
 figure with nothing to show is left out, not drawn empty.
 """
@@ -63,18 +63,23 @@ def _html_figure(png: bytes | None) -> str:
 
 
 def headline(sections: list[Section]) -> str:
-    """The answer first: per parameter set and scale, the winner and whether the repeats can tell."""
+    """The answer first: per parameter set and scale, the race's outcome in its own word."""
     items = []
     for s in sections:
         lines = "".join(f"<li>{html.escape(verdict_sentence(v, s.axis))}</li>" for v in s.verdicts)
         items.append(f"<p><b>{html.escape(s.title())}</b></p><ul>{lines}</ul>" if lines else "")
-    simulated = any(v.exact for s in sections for v in s.verdicts)
+    simulated = any(v.simulated for s in sections for v in s.verdicts)
+    rule = sections[0].rule if sections else None
     reading = ("A simulated lead is exact: each point is one replay, so it has no interval; what can move it is "
                "the cluster description's assumed figures (hybridperf model recommend --simulate shows which would)."
-               if simulated else "The lead is the runner-up's median loop time over the winner's, with the 90% "
-               "bootstrap interval of the repeats; where it reaches zero the study cannot name a winner.")
+               if simulated else "Each scale is a race (docs/report.md): blocks run every candidate still in it once, "
+               "in random order, after one uncounted warm-up run; candidates are compared by the paired ratio of "
+               f"their times, with confidence sequences that hold at {100 * rule.confidence:g}% over every look and "
+               "every pair. A candidate proven slower leaves; the last one left wins; candidates all within "
+               f"±{100 * rule.tie_within:g}% of the leader tie; a race the budget stops first is undecided."
+               if rule else "")
     return ("<div class='headline' id='headline'><h2 style='border:none;margin-top:0.2em'>Headline</h2>"
-            + "".join(items) + f"<p>{reading}</p></div>")
+            + "".join(items) + f"<p>{html.escape(reading)}</p></div>")
 
 
 def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str]) -> str:
@@ -122,7 +127,19 @@ def _simulated_notice(runs: list[dict[str, Any]]) -> str:
             "</div>")
 
 
-def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: list[dict[str, Any]]) -> str:
+def _machine(check: dict[str, Any] | None) -> str:
+    """The machine check made before the campaign, its warnings first."""
+    if not check or "load_average" not in check:
+        return ""
+    warnings = "".join(f"<li>{html.escape(w)}</li>" for w in check["warnings"])
+    return (f"<p>Machine before the study: load average {check['load_average'][0]:.2f}, governor "
+            f"{html.escape(check['governor'] or 'not readable')}"
+            + (f"; turbo {'on' if check['turbo'] else 'off'}" if check["turbo"] is not None else "")
+            + (f".</p><ul>{warnings}</ul>" if warnings else "; nothing else was using the CPU.</p>"))
+
+
+def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: list[dict[str, Any]],
+                campaign: str = "", machine: dict[str, Any] | None = None) -> str:
     ok = sum(r["status"] == "ok" for r in runs)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>hybridperf report: {html.escape(name)}</title>"
              f"<style>{STYLE}</style></head><body>",
@@ -131,10 +148,10 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
              _simulated_notice(runs),
              headline(sections),
              f"<p>Kernel <code>{html.escape(spec['kernel'])}</code>; configurations "
-             f"{html.escape(', '.join(spec['configurations']))}; {ok} of {len(runs)} runs succeeded; repeats "
-             f"{spec['repeats']}. Report written {time.strftime('%Y-%m-%d %H:%M:%S')}. Statistics: mean with 1 SEM "
-             f"(5% for single runs), minimum, median, n. Run-to-run noise on a shared machine is several percent.</p>",
-             _provenance(runs)]
+             f"{html.escape(', '.join(spec['configurations']))}; {html.escape(campaign)}{ok} of {len(runs)} counted "
+             f"runs succeeded (warm-up runs are not counted). Report written {time.strftime('%Y-%m-%d %H:%M:%S')}. "
+             "Statistics: mean with 1 SEM (5% for single runs), minimum, median, spread (sd/mean), n.</p>",
+             _machine(machine), _provenance(runs)]
     for s in sections:
         parts.append(f"<h2>{html.escape(s.title())}</h2>")
         for figure, table in SECTION_PARTS:

@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 
 from hybridperf.analysis import efficiency as eff
-from hybridperf.analysis.sections import (class_seconds, comm_seconds, per_step, region_seconds, Section,
-                                          threading_overheads, Verdict)
-from hybridperf.analysis.verdicts import Judgement
+from hybridperf.analysis.sections import (class_seconds, comm_seconds, per_step, Point, region_seconds, Section,
+                                          STRICTER, threading_overheads, Verdict)
 from hybridperf.models import pmnf, study_models
 
 Table = tuple[str, list[str], list[list[str]]]  # title, headers, rows
@@ -39,50 +38,117 @@ def size(value: float | None) -> str:
     return str(value)
 
 
-def lead_text(j: Judgement | None, exact: bool = False) -> str:
-    """A lead (the slower time over the faster) as '+1.3% [−2.0%, +4.6%]'; an exact one (simulated) alone."""
-    if j is None:
-        return "–"
-    if exact:
-        return f"{100 * (j.estimate - 1):+.1f}%"
-    interval = f"[{100 * (j.low - 1):+.1f}%, {100 * (j.high - 1):+.1f}%]" if j.bounded else "[unbounded]"
-    return f"{100 * (j.estimate - 1):+.1f}% {interval}"
+def percent_text(ratio: float | None) -> str:
+    return "–" if ratio is None or not math.isfinite(ratio) else f"{100 * (ratio - 1):+.1f}%"
+
+
+def spread_text(sd: float | None) -> str:
+    """A spread of log times (≈ relative) as ±x.x%."""
+    return "–" if sd is None else f"±{100 * sd:.1f}%"
+
+
+def distinct_points(s: Section) -> list[tuple[str, Point]]:
+    """The section's points with each run shown once: configurations that share one shape and its runs at a
+    scale (on one core, pure MPI and hybrid are the same 1 × 1 run) make one row, named by all of them."""
+    out: list[tuple[list[str], Point]] = []
+    for p in s.points:
+        twin = next((names for names, q in out if q.scale == p.scale and q.runs and q.runs == p.runs), None)
+        if twin is not None:
+            twin.append(p.configuration)
+        else:
+            out.append(([p.configuration], p))
+    return [(" = ".join(names), p) for names, p in out]
+
+
+def outcome_text(v: Verdict) -> str:
+    """The verdict's own word, with what it applies to: 'wins', 'tie (3)', 'undecided'."""
+    if v.simulated:
+        return f"{v.outcome} (simulated)"
+    return {"only": "baseline", "open": "open (interrupted)"}.get(v.outcome, v.outcome)
+
+
+def _how_firm(v: Verdict) -> str:
+    """How far the declared inputs would have to move to change the answer: the confidence it still holds at,
+    and for a tie, the narrowest band that keeps it a tie."""
+    race = v.race
+    declared = race.rule.confidence
+    if v.holds_to is None:
+        firm = ""
+    elif v.holds_to > declared:
+        firm = f"the same blocks give the same answer at {100 * v.holds_to:g}% confidence"
+    else:
+        stricter = next(c for c in STRICTER if c > declared)
+        firm = f"at {100 * stricter:g}% confidence these blocks would not have decided it"
+    if v.outcome == "tie":
+        widest = max(max(abs(math.log(s.low)), abs(math.log(s.high))) for s in race.standings[1:] if s.state == "tied")
+        firm += (f"; it stays a tie for any band from ±{100 * math.expm1(widest):.1f}% up "
+                 f"(declared ±{100 * race.rule.tie_within:g}%)")
+    return firm
 
 
 def verdict_sentence(v: Verdict, axis: str) -> str:
-    """One line of the headline: who wins at this scale, by how much, and whether the repeats can tell."""
+    """One line of the headline: who wins at this scale, or which tie, by how much, after how many blocks."""
     where = f"At {v.scale} {axis[:-1] if v.scale == 1 else axis}"
-    if v.runner_up is None:
-        return f"{where}: {v.winner} is the only shape measured."
-    if v.exact:
-        return f"{where}: {v.winner} is fastest; {v.runner_up} takes {lead_text(v.lead, True)} longer (simulated)."
-    state = ("decided: the 90% interval of the lead lies above zero" if v.decided else
-             "undecided: the 90% interval of the lead reaches zero, so the repeats cannot tell the two apart")
-    return (f"{where}: {v.winner} is fastest by median loop time; {v.runner_up} takes "
-            f"{lead_text(v.lead)} longer — {state}.")
+    race, r = v.race, v.runner_up
+    confidence = f"{100 * race.rule.confidence:g}%"
+    if v.outcome == "only":
+        return f"{where}: {v.winner} is the only shape here (the baseline; {race.blocks} runs)."
+    if v.simulated:
+        lead = f"; {r.candidate} takes {percent_text(r.ratio)} longer" if r else ""
+        word = "wins" if v.outcome == "wins" else f"ties (within ±{100 * race.rule.tie_within:g}%) with " + \
+            ", ".join(c for c in race.tied if c != race.leader)
+        return f"{where}: {race.leader} {word}{lead} (simulated: exact under the cluster description's figures)."
+    if v.outcome == "wins":
+        lead = f" — {r.candidate} takes {r.lead_text()} longer" if r else ""
+        small = (f"; the lead is real but below the ±{100 * race.rule.tie_within:g}% the study declared to matter"
+                 if race.below_band else "")
+        return f"{where}: {v.winner} wins{lead} ({race.blocks} blocks, {confidence} confidence){small}; {_how_firm(v)}."
+    if v.outcome == "tie":
+        others = "; ".join(f"{s.candidate} {s.lead_text()}" for s in race.standings[1:] if s.state == "tied")
+        return (f"{where}: tie — {', '.join(race.tied)} are within ±{100 * race.rule.tie_within:g}% of each other "
+                f"({others} against {race.leader}; {race.blocks} blocks, {confidence} confidence). Prefer {v.preferred}: "
+                f"fewer ranks need less memory and send fewer messages; {_how_firm(v)}.")
+    need = (f"about {race.blocks_needed} blocks would decide it" if race.blocks_needed else
+            "no number of blocks within reach would decide it")
+    lead = f"{r.candidate} {r.lead_text()}" if r else "–"
+    state = ("undecided" if v.outcome == "undecided" else
+             "still open (the campaign was interrupted: run the study again to resume)")
+    resolves = (f"{race.rule.max_blocks} blocks resolve differences above {percent_text(1 + race.floor).lstrip('+')}"
+                if race.floor is not None and math.isfinite(race.floor) else
+                f"{race.rule.max_blocks} blocks are too few to bound any difference")
+    return (f"{where}: {state} after {race.blocks} blocks — {race.leader} leads, {lead}; run-to-run noise "
+            f"{spread_text(race.pair_spread)} per pair of runs, so {resolves}; {need}.")
 
 
 def points_table(s: Section) -> Table:
     rows = []
-    for p in s.points:
+    for name, p in distinct_points(s):
         t = p.time
-        rows.append([p.configuration, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", p.mode,
+        spread = t.sd / t.mean if t and t.sd is not None and t.mean else None
+        rows.append([name, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", p.mode,
                      str(t.n if t else 0), number(t.mean if t else None), number(t.sem if t else None, 2),
-                     number(t.min if t else None), number(t.median if t else None),
+                     number(t.min if t else None), number(t.median if t else None), spread_text(spread),
                      f"{number(p.speedup, 3)} ± {number(p.speedup_error, 2)}" if p.speedup else "–",
                      number(p.efficiency, 3), str(p.failed)])
-    return ("Total time [s] per point (mean, 1 SEM, min, median of the repeats; speedup ± 1 SEM)",
+    return ("Total time [s] per point (mean, 1 SEM, min, median and spread (sd/mean) of its runs; speedup ± 1 SEM)",
             ["configuration", s.axis, "nodes×ranks×threads", "MPC mode", "n", "mean", "SEM", "min", "median",
-             "speedup", "efficiency", "failed"], rows)
+             "spread", "speedup", "efficiency", "failed"], rows)
 
 
 def verdict_table(s: Section) -> Table:
-    rows = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead, v.exact),
-             "–" if v.decided is None else "exact (simulated)" if v.exact else ("yes" if v.decided else "no (undecided)"),
-             lead_text(v.versus_pure_mpi, v.exact)] for v in s.verdicts]
-    return ("Verdict: the fastest configuration at each scale by median loop time; the runner-up's extra time with "
-            "its 90% bootstrap interval",
-            [s.axis, "winner", "runner-up", "runner-up slower by", "decided", "pure MPI slower by"], rows)
+    rows = []
+    for v in s.verdicts:
+        r, race = v.runner_up, v.race
+        exact = v.simulated
+        rows.append([str(v.scale), outcome_text(v), v.winner if v.outcome != "tie" else " ~ ".join(race.tied),
+                     r.candidate if r else "–", (percent_text(r.ratio) if exact else r.lead_text()) if r else "–",
+                     str(race.blocks), "–" if exact else spread_text(race.pair_spread),
+                     "–" if exact or race.floor is None else percent_text(1 + race.floor).lstrip("+"),
+                     (percent_text(v.pure_mpi.ratio) if exact else v.pure_mpi.lead_text()) if v.pure_mpi else "–"])
+    return (f"Verdict: the race at each scale (paired blocks, confidence sequences at {100 * s.rule.confidence:g}%, "
+            f"ties within ±{100 * s.rule.tie_within:g}%); the runner-up's extra time with its interval",
+            [s.axis, "outcome", "winner or tied", "runner-up", "runner-up slower by", "blocks", "noise (pair)",
+             "resolves", "pure MPI slower by"], rows)
 
 
 def _mean(p, extract) -> float | None:
@@ -91,9 +157,9 @@ def _mean(p, extract) -> float | None:
 
 def communication_table(s: Section) -> Table:
     rows = []
-    for p in s.points:
+    for name, p in distinct_points(s):
         comm = _mean(p, comm_seconds)
-        rows.append([p.configuration, str(p.scale), number(comm),
+        rows.append([name, str(p.scale), number(comm),
                      number(100 * comm / p.time.mean if comm and p.time else None, 3),
                      number(_mean(p, class_seconds("p2p"))), number(_mean(p, class_seconds("collective"))),
                      number(_mean(p, class_seconds("barrier")))])
@@ -103,8 +169,8 @@ def communication_table(s: Section) -> Table:
 
 def bytes_table(s: Section) -> Table:
     rows = []
-    for p in s.points:
-        rows.append([p.configuration, str(p.scale), size(_mean(p, per_step(("p2p", "bytes_per_rank", "avg")))),
+    for name, p in distinct_points(s):
+        rows.append([name, str(p.scale), size(_mean(p, per_step(("p2p", "bytes_per_rank", "avg")))),
                      size(_mean(p, per_step(("p2p", "bytes")))),
                      number(_mean(p, per_step(("p2p", "messages_per_rank", "avg"))), 3),
                      number(_mean(p, per_step(("p2p", "messages"))), 4)])
@@ -131,12 +197,12 @@ def ratio_table(s: Section) -> Table:
 
 def regions_table(s: Section) -> Table:
     rows = []
-    for p in s.points:
+    for name, p in distinct_points(s):
         cells = []
         for n in s.regions:
             summary = p.summary_of(region_seconds(n)) if p.runs else None
             cells.append(number(summary.min if summary else None))
-        rows.append([p.configuration, str(p.scale)] + cells)
+        rows.append([name, str(p.scale)] + cells)
     return ("Time per region [s]: minimum of the repeats, rank average (Tables 4.8/4.9)",
             ["configuration", s.axis] + s.regions, rows)
 
@@ -154,8 +220,8 @@ def figures_table(s: Section) -> Table:
     names = list(dict.fromkeys(f["name"] for p in s.points for r in p.runs for f in r["profile"]["figures_of_merit"]
                                if f["name"] != "loop_time"))
     rows = []
-    for p in s.points:
-        row = [p.configuration, str(p.scale)]
+    for name, p in distinct_points(s):
+        row = [name, str(p.scale)]
         for n in names:
             row.append(number(_mean(p, lambda prof, n=n: next((f["value"] for f in prof["figures_of_merit"]
                                                                if f["name"] == n), None))))
@@ -166,12 +232,12 @@ def figures_table(s: Section) -> Table:
 def imbalance_table(s: Section) -> Table:
     names = [r for r in s.regions if r != "total"]
     rows = []
-    for p in s.points:
+    for name, p in distinct_points(s):
         cells = []
         for n in names:
             value = _mean(p, lambda prof, n=n: prof["regions"].get(n, {}).get("imbalance"))
             cells.append(number(100 * value if value is not None else None, 3))
-        rows.append([p.configuration, str(p.scale)] + cells)
+        rows.append([name, str(p.scale)] + cells)
     return ("Cross-rank imbalance per region, max/avg − 1 [%]", ["configuration", s.axis] + names, rows)
 
 
@@ -230,12 +296,12 @@ def model_tables(s: Section, cores_per_node: int) -> list[Table]:
     if ahead:
         names = list(ahead[0].predicted)
         rows = [[f"{o.cores}{' (extrapolated)' if o.extrapolated else ''}", *(number(o.predicted.get(n)) for n in names),
-                 o.winner, "–" if o.measured_winner is None else
-                 f"{o.measured_winner} ({'decided' if o.decided else 'undecided'})"] for o in ahead]
+                 o.winner, "–" if o.measured_winner is None else f"{o.measured_winner} ({o.measured_outcome})"]
+                for o in ahead]
         note = "" if any(o.extrapolated for o in ahead) else \
             "; not extrapolated: the fit has no degree of freedom left to judge a prediction beyond the data"
         tables.append(("Outlook: the overall model (6.10, in-sample) predicting each configuration (seconds)" + note,
-                       ["cores", *names, "predicted winner", "measured winner (median rule)"], rows))
+                       ["cores", *names, "predicted winner", "measured winner (the race)"], rows))
     fits = []
     for config in dict.fromkeys(p.configuration for p in s.points):
         pts = [p for p in s.points if p.configuration == config and p.runs]
@@ -255,4 +321,4 @@ def failed_table(runs: list[dict[str, Any]]) -> Table:
              str(r["repeat"]), r["status"], str(r["exit_code"]), (r["stderr"] or "").strip().splitlines()[-1:][0]
              if (r["stderr"] or "").strip() else ""] for r in runs if r["status"] != "ok"]
     return ("Runs that did not succeed (not in any statistic)",
-            ["nodes×ranks×threads", "parameters", "repeat", "status", "exit", "last line of stderr"], rows)
+            ["nodes×ranks×threads", "parameters", "block", "status", "exit", "last line of stderr"], rows)

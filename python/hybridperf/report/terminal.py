@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from hybridperf.analysis import efficiency as eff
 from hybridperf.analysis.sections import Section
-from hybridperf.report.tables import efficiency_table, failed_table, lead_text, number, size as _bytes
+from hybridperf.report.tables import (distinct_points, efficiency_table, failed_table, number, outcome_text,
+                                      percent_text, size as _bytes, spread_text)
 
 
 def _seconds(value: float) -> str:
@@ -90,9 +92,10 @@ def comparison_table(rows: list[dict[str, Any]], kernel: str) -> Table:
     return table
 
 
-def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1) -> Table:
-    """A report table for the terminal; the first `left` columns left-aligned, numbers to the right."""
-    table = Table(title=title)
+def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1, compact: bool = False) -> Table:
+    """A report table for the terminal; the first `left` columns left-aligned, numbers to the right; `compact`:
+    rules under the header only, so that a wide table still fits 80 columns."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False) if compact else Table(title=title)
     for k, h in enumerate(headers):
         table.add_column(h, justify="left" if k < left else "right")
     for row in rows:
@@ -105,18 +108,25 @@ def efficiency_rich(rows: list[eff.Row]) -> Table:
 
 
 def print_study(console: Console, sections: list[Section], runs: list[dict[str, Any]]) -> None:
-    """The two tables that answer the question: loop times, and the verdict with its interval."""
+    """The two tables that answer the question: loop times, and each race's outcome with its interval."""
     for s in sections:
-        rows = [[p.configuration, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", str(p.time.n if p.time else 0),
-                 f"{p.time.median:.4g}" if p.time else "–", f"{p.time.mean:.4g} ± {number(p.time.sem, 2)}" if p.time
-                 else "–", number(p.speedup, 3)] for p in s.points]
+        rows = []
+        for name, p in distinct_points(s):
+            t = p.time
+            rows.append([name, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", str(t.n if t else 0),
+                         f"{t.median:.4g}" if t else "–", spread_text(t.sd / t.mean if t and t.sd else None),
+                         number(p.speedup, 3)])
         console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "median",
-                                                                "mean ± SEM", "speedup"], rows))
-        verdict = [[str(v.scale), v.winner, v.runner_up or "–", lead_text(v.lead, v.exact),
-                    "–" if v.decided is None else "exact (simulated)" if v.exact else ("yes" if v.decided else "no")]
-                   for v in s.verdicts]
-        console.print(rich_table(f"{s.title()}: verdict (median rule, 90% interval of the lead)",
-                                 [s.axis, "winner", "runner-up", "slower by", "decided"], verdict, left=3))
+                                                                "spread", "speedup"], rows))
+        verdict = []
+        for v in s.verdicts:
+            r, race = v.runner_up, v.race
+            slower = (percent_text(r.ratio) if v.simulated else r.lead_text()) if r else "–"
+            verdict.append([str(v.scale), outcome_text(v), " ~ ".join(race.tied) if v.outcome == "tie" else v.winner,
+                            slower, str(race.blocks), "–" if v.simulated else spread_text(race.pair_spread)])
+        console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
+                                 f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
+                                                                     "blocks", "noise"], verdict, left=3, compact=True))
     failed = failed_table(runs)
     if failed[2]:
         console.print(f"[red]{len(failed[2])} run(s) did not succeed[/red]; see the report's Failures section")

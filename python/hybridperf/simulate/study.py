@@ -191,16 +191,19 @@ def run(study: Study, spec: cluster.ClusterSpec, model_of: Callable[[dict], Comp
     compute model of a point's problem."""
     smpirun()  # SimGridMissing before any work
     simgrid = simgrid_version()
-    store.save_study(study.name, study.kernel, study.as_dict(), source, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    store.save_study(study.name, study.kernel, study.as_dict(), source, now)
+    campaign = store.start_campaign(study.name, study.as_dict(), 0, {"simulated": spec.name}, now).number
     plans: dict[tuple, Plan] = {}
     outcome = Outcome([])
-    todo = expand(study)
+    todo = [replace(p, campaign=campaign) for p in expand(study)]
     for k, run_plan in enumerate(todo, 1):
         progress(f"[{k}/{len(todo)}] {run_plan.label()}")
         record = _simulate_one(run_plan, plan_of(study, spec, run_plan, plans), model_of(run_plan.params), spec,
                                store, simgrid)
         store.add_run(record)
         outcome.stored.append(record)
+    store.end_campaign(study.name, campaign, "decided", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     return outcome
 
 
@@ -239,4 +242,4 @@ def _simulate_one(run_plan: RunPlan, plan: Plan, model: ComputeModel, spec: clus
         loop_time=profile["figures_of_merit"][0]["value"] if profile else None,
         started=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), elapsed=time.time() - started,
         backend="simgrid", launch=shlex.join(command), warnings=[], stderr=stderr, profile=profile,
-        profile_path=path)
+        profile_path=path, campaign=run_plan.campaign)

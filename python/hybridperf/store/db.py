@@ -3,14 +3,17 @@ points at. The only module that knows SQL.
 
 A run's profile (the kernel's JSON document) is its record and is kept once, as the file
 `profiles/<run key>.json`; the database holds what queries need (docs/results-store.md):
-- `studies`: one row per study, with its validated spec as JSON;
-- `runs`: one row per run (a configuration at a scale, one repeat): configuration columns, status,
-  timings and the path of its profile;
+- `studies`: one row per study, with its latest validated spec as JSON;
+- `campaigns`: one row per running of a study (`hybridperf study` again starts a new one; nothing is
+  overwritten): its spec, stopping rule, seed, the machine check before it, and how it ended;
+- `runs`: one row per run (a candidate split at a scale, in one block of one campaign): configuration
+  columns, block and position in it, status, timings and the path of its profile;
 - `metrics`: per run, the profile's figures, region times, communication and checks as named numbers
   (`store.flat`), so plain SQL can compare them across runs.
 The database is in WAL mode and each run is stored in one transaction, so an interrupted study leaves
 only whole runs behind, and a report can read while a study writes. A store of schema 1 (profiles
-inside the database) is migrated on opening: its profiles are written out as files.
+inside the database) is migrated on opening: its profiles are written out as files; a store of schema 2
+(no campaigns) becomes campaign 1 of each of its studies, its repeats the blocks.
 """
 
 from __future__ import annotations
@@ -19,11 +22,19 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from hybridperf.store import flat
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+METRICS = """
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name    TEXT NOT NULL,                  -- fom.loop_time, region.force.avg, comm.p2p.bytes, check.energy ...
+    value   REAL,
+    PRIMARY KEY (run_id, name)
+);
+"""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS studies (
     name     TEXT PRIMARY KEY,
@@ -33,10 +44,22 @@ CREATE TABLE IF NOT EXISTS studies (
     created  TEXT NOT NULL,
     updated  TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS campaigns (
+    study     TEXT NOT NULL REFERENCES studies(name),
+    campaign  INTEGER NOT NULL,       -- 1, 2, ... per study
+    spec      TEXT NOT NULL,          -- the validated spec it ran, JSON
+    seed      INTEGER NOT NULL,       -- draws every block's order
+    machine   TEXT NOT NULL,          -- JSON: the machine check before it ran
+    started   TEXT NOT NULL,
+    finished  TEXT,                   -- NULL while running or interrupted (then it resumes)
+    ended     TEXT,                   -- decided | budget | interrupted; NULL while running
+    PRIMARY KEY (study, campaign)
+);
 CREATE TABLE IF NOT EXISTS runs (
     id              INTEGER PRIMARY KEY,
-    run_key         TEXT NOT NULL UNIQUE,   -- identity used to resume: study, params, shape, repeat
+    run_key         TEXT NOT NULL UNIQUE,   -- identity used to resume: study, campaign, params, shape, block
     study           TEXT NOT NULL REFERENCES studies(name),
+    campaign        INTEGER NOT NULL DEFAULT 1,
     kernel          TEXT NOT NULL,
     params          TEXT NOT NULL,          -- JSON: the kernel options that vary or are set by the spec
     configurations  TEXT NOT NULL,          -- spec configurations with this shape, comma-separated
@@ -47,7 +70,9 @@ CREATE TABLE IF NOT EXISTS runs (
     cores           INTEGER NOT NULL,       -- ranks x threads
     mode            TEXT NOT NULL,          -- MPC taxonomy class
     oversubscribed  INTEGER NOT NULL,       -- 0 or 1
-    repeat          INTEGER NOT NULL,       -- 0-based repeat index
+    repeat          INTEGER NOT NULL,       -- 0-based block index (the repeat)
+    position        INTEGER,                -- 0-based place in its block's random order
+    warmup          INTEGER NOT NULL DEFAULT 0,  -- 1: the uncounted warm-up run before a race's first block
     status          TEXT NOT NULL,          -- ok | check-failed | failed | timeout
     exit_code       INTEGER,
     loop_time       REAL,                   -- seconds: the profile's loop_time (max over ranks)
@@ -59,15 +84,10 @@ CREATE TABLE IF NOT EXISTS runs (
     stderr          TEXT,                   -- the end of stderr when the run did not succeed
     profile_path    TEXT                    -- the profile file, relative to the results directory; NULL: none
 );
-CREATE INDEX IF NOT EXISTS runs_by_study ON runs(study, status);
-CREATE TABLE IF NOT EXISTS metrics (
-    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    name    TEXT NOT NULL,                  -- fom.loop_time, region.force.avg, comm.p2p.bytes, check.energy ...
-    value   REAL,
-    PRIMARY KEY (run_id, name)
-);
-"""
+CREATE INDEX IF NOT EXISTS runs_by_study ON runs(study, campaign, status);
+""" + METRICS
 STATUSES = ("ok", "check-failed", "failed", "timeout")
+ENDINGS = ("decided", "budget", "interrupted")
 
 
 @dataclass
@@ -83,7 +103,7 @@ class RunRecord:
     threads: int
     mode: str
     oversubscribed: bool
-    repeat: int
+    repeat: int  # the block
     status: str
     exit_code: int | None
     loop_time: float | None
@@ -95,6 +115,21 @@ class RunRecord:
     stderr: str | None
     profile: dict[str, Any] | None
     profile_path: Path | None  # where the profile file is (None: the run wrote none)
+    campaign: int = 1
+    position: int | None = None
+    warmup: bool = False
+
+
+@dataclass(frozen=True)
+class Campaign:
+    study: str
+    number: int
+    spec: dict[str, Any]
+    seed: int
+    machine: dict[str, Any]
+    started: str
+    finished: str | None
+    ended: str | None  # decided | budget | interrupted; None while running
 
 
 class StoreError(ValueError):
@@ -112,12 +147,14 @@ class Store:
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA journal_mode=WAL")
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, SCHEMA_VERSION):
+            if version not in (0, 1, 2, SCHEMA_VERSION):
                 raise StoreError(f"{self.path} has schema version {version}; this hybridperf reads up to "
                                  f"{SCHEMA_VERSION}: use a newer hybridperf")
             with self.db:
                 if version == 1:
                     self._migrate_from_1()
+                if version in (1, 2):
+                    self._migrate_from_2()
                 self.db.executescript(SCHEMA)
                 self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as err:
@@ -127,7 +164,7 @@ class Store:
     def _migrate_from_1(self) -> None:
         """Schema 1 kept every profile inside the database: write each out as its file, then drop the column."""
         self.db.execute("ALTER TABLE runs ADD COLUMN profile_path TEXT")
-        self.db.executescript(SCHEMA)  # the metrics table
+        self.db.executescript(METRICS)
         for row in self.db.execute("SELECT id, run_key, profile FROM runs WHERE profile IS NOT NULL").fetchall():
             path = self.directory / "profiles" / f"{row['run_key']}.json"
             if not path.exists():
@@ -136,6 +173,15 @@ class Store:
             self.db.execute("UPDATE runs SET profile_path = ? WHERE id = ?", (self._relative(path), row["id"]))
             self._add_metrics(row["id"], json.loads(row["profile"]))
         self.db.execute("ALTER TABLE runs DROP COLUMN profile")
+
+    def _migrate_from_2(self) -> None:
+        """Schema 2 had no campaigns: each study's runs become its campaign 1, their repeats its blocks."""
+        for column in ("campaign INTEGER NOT NULL DEFAULT 1", "position INTEGER", "warmup INTEGER NOT NULL DEFAULT 0"):
+            self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
+        self.db.execute("DROP INDEX IF EXISTS runs_by_study")
+        self.db.executescript(SCHEMA)
+        self.db.execute("INSERT INTO campaigns(study, campaign, spec, seed, machine, started, finished, ended) "
+                        "SELECT name, 1, spec, 0, '{}', created, updated, 'decided' FROM studies")
 
     def _relative(self, path: Path) -> str:
         try:
@@ -172,25 +218,54 @@ class Store:
     def studies(self) -> list[str]:
         return [r["name"] for r in self.db.execute("SELECT name FROM studies ORDER BY created")]
 
-    def recorded_keys(self, study: str, statuses: Iterable[str] = STATUSES) -> set[str]:
-        marks = ",".join("?" * len(tuple(statuses)))
-        rows = self.db.execute(f"SELECT run_key FROM runs WHERE study = ? AND status IN ({marks})",
-                               (study, *statuses))
-        return {r["run_key"] for r in rows}
+    def campaigns(self, study: str) -> list[Campaign]:
+        rows = self.db.execute("SELECT * FROM campaigns WHERE study = ? ORDER BY campaign", (study,))
+        return [Campaign(r["study"], r["campaign"], json.loads(r["spec"]), r["seed"], json.loads(r["machine"]),
+                         r["started"], r["finished"], r["ended"]) for r in rows]
+
+    def campaign(self, study: str, number: int | None = None) -> Campaign:
+        """One campaign of a study: the latest unless a number is given."""
+        found = self.campaigns(study)
+        if not found:
+            raise StoreError(f"{self.path}: study '{study}' has no campaign")
+        if number is None:
+            return found[-1]
+        for c in found:
+            if c.number == number:
+                return c
+        raise StoreError(f"{self.path}: study '{study}' has no campaign {number} (it has "
+                         f"{', '.join(str(c.number) for c in found)})")
+
+    def start_campaign(self, study: str, spec: dict[str, Any], seed: int, machine: dict[str, Any], now: str) -> Campaign:
+        """A new campaign, numbered after the study's last."""
+        with self.db:
+            last = self.db.execute("SELECT max(campaign) FROM campaigns WHERE study = ?", (study,)).fetchone()[0]
+            number = (last or 0) + 1
+            self.db.execute("INSERT INTO campaigns(study, campaign, spec, seed, machine, started) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", (study, number, json.dumps(spec), seed, json.dumps(machine), now))
+        return self.campaign(study, number)
+
+    def end_campaign(self, study: str, number: int, ended: str, now: str | None) -> None:
+        """How a campaign ended (decided, budget, or interrupted: then `now` is None and it may resume)."""
+        if ended not in ENDINGS:
+            raise ValueError(f"a campaign ends {', '.join(ENDINGS)}, not {ended}")
+        with self.db:
+            self.db.execute("UPDATE campaigns SET ended = ?, finished = ? WHERE study = ? AND campaign = ?",
+                            (ended, now, study, number))
 
     def add_run(self, r: RunRecord) -> None:
         """Stores one run in one transaction (replacing an earlier attempt with the same key)."""
         with self.db:
             self.db.execute("DELETE FROM runs WHERE run_key = ?", (r.run_key,))  # and, cascading, its metrics
             cursor = self.db.execute(
-                "INSERT INTO runs(run_key, study, kernel, params, configurations, nodes, ranks, "
-                "ranks_per_node, threads, cores, mode, oversubscribed, repeat, status, exit_code, loop_time, "
-                "started, elapsed, backend, launch, warnings, stderr, profile_path) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs(run_key, study, campaign, kernel, params, configurations, nodes, ranks, "
+                "ranks_per_node, threads, cores, mode, oversubscribed, repeat, position, warmup, status, exit_code, "
+                "loop_time, started, elapsed, backend, launch, warnings, stderr, profile_path) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    r.run_key, r.study, r.kernel, json.dumps(r.params, sort_keys=True), ",".join(r.configurations),
+                    r.run_key, r.study, r.campaign, r.kernel, json.dumps(r.params, sort_keys=True), ",".join(r.configurations),
                     r.nodes, r.ranks, r.ranks_per_node, r.threads, r.ranks * r.threads, r.mode,
-                    int(r.oversubscribed), r.repeat, r.status, r.exit_code, r.loop_time, r.started, r.elapsed,
+                    int(r.oversubscribed), r.repeat, r.position, int(r.warmup), r.status, r.exit_code, r.loop_time, r.started, r.elapsed,
                     r.backend, r.launch, json.dumps(r.warnings), r.stderr,
                     self._relative(r.profile_path) if r.profile_path else None,
                 ),
@@ -198,15 +273,22 @@ class Store:
             if r.profile is not None:
                 self._add_metrics(cursor.lastrowid, r.profile)
 
-    def runs(self, study: str | None = None) -> list[dict[str, Any]]:
-        """Every run (of one study), with params and warnings decoded and its profile read from its file."""
-        query = "SELECT * FROM runs" + (" WHERE study = ?" if study else "") + " ORDER BY id"
+    def runs(self, study: str | None = None, campaign: int | None = None, warmups: bool = False) -> list[dict[str, Any]]:
+        """Every run (of one study; of one of its campaigns), with params and warnings decoded and its profile read
+        from its file; warm-up runs only when asked for (they count in no statistic)."""
+        where, args = ([], []) if warmups else (["warmup = 0"], [])
+        for column, value in (("study", study), ("campaign", campaign)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        query = "SELECT * FROM runs" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
         out = []
-        for row in self.db.execute(query, (study,) if study else ()):
+        for row in self.db.execute(query, args):
             d = dict(row)
             d["params"] = json.loads(d["params"])
             d["warnings"] = json.loads(d["warnings"])
             d["configurations"] = d["configurations"].split(",")
+            d["warmup"] = bool(d["warmup"])
             d["profile"] = self._profile(d["profile_path"]) if d["profile_path"] else None
             out.append(d)
         return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 RUN_COLUMNS = ("study", "kernel", "configurations", "nodes", "ranks", "ranks_per_node", "threads", "cores",
-               "mode", "oversubscribed", "repeat", "status", "exit_code", "loop_time", "started", "elapsed",
+               "mode", "oversubscribed", "campaign", "repeat", "status", "exit_code", "loop_time", "started", "elapsed",
                "backend")
 
 

@@ -1,12 +1,13 @@
-"""A Study expands into the exact list of runs: parameter combinations x configurations at each scale x
-repeats. Pure."""
+"""A Study expands into races: for each parameter set and scale, the candidate splits that compete there
+(parameter combinations x configurations at each scale). A race's runs are made block by block by the
+scheduler (study.run); here are the candidates and the plan of one block. Pure."""
 
 from __future__ import annotations
 
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hybridperf.analysis.taxonomy import Mode, classify
@@ -27,20 +28,57 @@ class RunPlan(Placement):
     ranks_per_node: int
     threads: int
     mode: Mode
-    repeat: int
+    repeat: int  # the block
+    campaign: int = 1
+    position: int | None = None  # place in its block's random order
+    warmup: bool = False  # the uncounted run before a race's first block
 
     @property
     def key(self) -> str:
-        """Stable identity of the run, used to resume: same study, parameters, shape and repeat."""
-        ident = [self.study, self.kernel, self.params, self.nodes, self.ranks_per_node, self.threads, self.repeat]
+        """Stable identity of the run, used to resume: study, campaign, parameters, shape and block."""
+        ident = [self.study, self.kernel, self.params, self.nodes, self.ranks_per_node, self.threads, self.repeat,
+                 self.campaign, self.warmup]
         return hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+
+    @property
+    def candidate(self) -> str:
+        """The name it races under: its configurations (two with one shape, as on one core, are one candidate)."""
+        return " = ".join(self.configurations)
 
     def kernel_args(self) -> list[str]:
         return options.to_args(self.params)
 
     def label(self) -> str:
         swept = " ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t {swept} #{self.repeat}"
+        what = "warm-up" if self.warmup else f"block {self.repeat + 1}"
+        return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t {swept} {what}"
+
+
+@dataclass(frozen=True)
+class RaceDef:
+    """One question of a study: which candidate is fastest for this problem at this scale."""
+
+    params: dict[str, Any]  # the problem (parameters set per configuration left out)
+    axis: str
+    scale: int
+    candidates: tuple[RunPlan, ...]  # block 0 of each
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.params, self.scale], sort_keys=True)
+
+    def title(self) -> str:
+        problem = ", ".join(f"{k}={v}" for k, v in self.params.items()) or "all runs"
+        return f"{problem} at {self.scale} {self.axis[:-1] if self.scale == 1 else self.axis}"
+
+    def block(self, number: int, order: list[str], campaign: int) -> list[RunPlan]:
+        """The runs of one block: the named candidates in this order."""
+        by_name = {c.candidate: c for c in self.candidates}
+        return [replace(by_name[name], repeat=number, campaign=campaign, position=k) for k, name in enumerate(order)]
+
+    def warmup(self, candidate: str, campaign: int) -> RunPlan:
+        plan = next(c for c in self.candidates if c.candidate == candidate)
+        return replace(plan, repeat=0, campaign=campaign, position=None, warmup=True)
 
 
 def combinations(study: Study) -> list[dict[str, Any]]:
@@ -58,20 +96,27 @@ def combinations(study: Study) -> list[dict[str, Any]]:
     return combos
 
 
+def races(study: Study) -> list[RaceDef]:
+    """Every race of the study, parameter sets outermost; two configurations with the same shape and parameters
+    at a scale (1 core is both pure MPI and hybrid) are one candidate."""
+    design = study.design
+    out = []
+    for params in combinations(study):
+        by_scale: dict[int, dict[str, RunPlan]] = {}
+        for p in design.points():
+            mode = classify(study.cores_per_node, p.ranks_per_node, p.threads, p.nodes)
+            run_params = {**params, **study.configuration_params.get(p.configuration, {})}
+            plan = RunPlan(study.name, study.kernel, run_params, (p.configuration,), p.nodes, p.ranks_per_node,
+                           p.threads, mode, 0)
+            here = by_scale.setdefault(p.scale, {})
+            if plan.key in here:
+                old = here[plan.key]
+                plan = replace(old, configurations=old.configurations + (p.configuration,))
+            here[plan.key] = plan
+        out += [RaceDef(params, design.axis, scale, tuple(plans.values())) for scale, plans in by_scale.items()]
+    return out
+
+
 def expand(study: Study) -> list[RunPlan]:
-    """Every run, repeats outermost so that repeats of one point are spread over the study's duration;
-    two configurations with the same shape (1 core is both pure MPI and hybrid) share one run."""
-    plans: dict[str, RunPlan] = {}
-    points = study.design.points()
-    for repeat in range(study.repeats):
-        for params in combinations(study):
-            for p in points:
-                mode = classify(study.cores_per_node, p.ranks_per_node, p.threads, p.nodes)
-                run_params = {**params, **study.configuration_params.get(p.configuration, {})}
-                plan = RunPlan(study.name, study.kernel, run_params, (p.configuration,), p.nodes, p.ranks_per_node,
-                               p.threads, mode, repeat)
-                if plan.key in plans:
-                    old = plans[plan.key]
-                    plan = RunPlan(**{**old.__dict__, "configurations": old.configurations + (p.configuration,)})
-                plans[plan.key] = plan
-    return list(plans.values())
+    """Every candidate of every race, once (block 0): what a dry run prints and a simulation replays."""
+    return [plan for race in races(study) for plan in race.candidates]

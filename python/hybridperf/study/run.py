@@ -1,23 +1,34 @@
-"""Runs a study: expands the spec, skips the runs already stored, runs the rest through a backend with a
-progress bar, and stores each run as it finishes.
+"""Runs a study as races: each scale of each parameter set races its candidate splits in blocks until the
+answer is known (analysis.race), the blocks of the open races taken in turn, every run stored as it ends.
 
-Interrupting (Ctrl-C) stops the current run's processes and stores nothing for it; every stored run is
-whole, so running the same command again resumes. A failed run (non-zero exit, failed correctness
-check, timeout) is stored with its status and the end of its stderr, and the study goes on.
+A block runs each candidate still in its race once, in an order drawn from the campaign's seed (stored with
+every run as its position), back to back. Before the first block of a race of two or more candidates one
+warm-up run — the block's first candidate — is made and stored but not counted, so that a cold machine does
+not tilt the first comparison. The study's `decide` rule says when a race closes (wins,
+tie) and how much running it may spend (`budget`: the runs' own seconds, launch to exit; then the open
+races end undecided).
+
+Every invocation of `hybridperf study` is a campaign: a new one each time, so nothing is overwritten,
+except that an interrupted campaign of the same spec resumes — its stored blocks are fed back into the
+races and racing goes on where it stopped. Ctrl-C stops the current run's processes and stores nothing of
+it. A failed run (non-zero exit, failed correctness check, timeout) is stored with its status and the end
+of its stderr; its candidate leaves the race (it cannot win) and the study goes on.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hybridperf.store.db import RunRecord, Store
-from hybridperf.study.expand import RunPlan, expand
+from hybridperf.analysis.race import Race, Racer
+from hybridperf.analysis.sections import blocks_of
+from hybridperf.store.db import Campaign, RunRecord, Store
+from hybridperf.study.expand import RaceDef, races, RunPlan
 from hybridperf.study.spec import Study
 
 
@@ -26,59 +37,130 @@ class Backend(Protocol):
 
     def launch_line(self, plan: RunPlan) -> str: ...
 
-    def run(self, plans: list[RunPlan], done: "callable") -> None: ...
+    def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None: ...
 
 
 @dataclass
 class StudyOutcome:
-    total: int
-    skipped: int
+    campaign: int
+    resumed: int  # runs already stored when it started (a resumed campaign)
     stored: list[RunRecord] = field(default_factory=list)
-    interrupted: bool = False
+    races: dict[str, Race] = field(default_factory=dict)  # by race title
+    ended: str = "decided"  # decided | budget | interrupted
 
     @property
     def failed(self) -> list[RunRecord]:
         return [r for r in self.stored if r.status != "ok"]
 
 
-def pending(study: Study, store: Store, retry_failed: bool = False) -> tuple[list[RunPlan], int]:
-    """The runs still to do, and how many of the study's runs are already stored."""
-    plans = expand(study)
-    statuses = ("ok", "check-failed") if retry_failed else ("ok", "check-failed", "failed", "timeout")
-    stored = store.recorded_keys(study.name, statuses)
-    todo = [p for p in plans if p.key not in stored]
-    return todo, len(plans) - len(todo)
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def campaign_for(study: Study, store: Store, machine: dict[str, Any]) -> tuple[Campaign, list[dict]]:
+    """The campaign to run: the latest one when it was interrupted and its spec is this one (resumed), else a new
+    one; with the runs it already holds."""
+    spec = study.as_dict()
+    found = store.campaigns(study.name)
+    if found and found[-1].ended in (None, "interrupted") and found[-1].spec == spec:
+        return found[-1], store.runs(study.name, found[-1].number, warmups=True)
+    return store.start_campaign(study.name, spec, random.SystemRandom().randrange(1 << 31), machine, _now()), []
+
+
+def _belongs(race: RaceDef, run: dict) -> bool:
+    shape = (run["nodes"], run["ranks_per_node"], run["threads"])
+    return any(c.params == run["params"] and (c.nodes, c.ranks_per_node, c.threads) == shape for c in race.candidates)
+
+
+def _order(seed: int, race_index: int, block: int, candidates: list[str]) -> list[str]:
+    """A block's order, drawn from the campaign's seed: the same block is drawn the same way on resuming."""
+    order = list(candidates)
+    random.Random(f"{seed}:{race_index}:{block}").shuffle(order)
+    return order
 
 
 def run_study(study: Study, store: Store, backend: Backend, console: Console, source: str,
-              retry_failed: bool = False) -> StudyOutcome:
-    store.save_study(study.name, study.kernel, study.as_dict(), source, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    todo, skipped = pending(study, store, retry_failed)
-    outcome = StudyOutcome(total=len(todo) + skipped, skipped=skipped)
-    if skipped:
-        console.print(f"resuming {study.name}: {skipped} of {outcome.total} runs already stored")
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("eta"), TimeRemainingColumn())
-    with Progress(*columns, console=console) as bar:
-        task = bar.add_task(study.name, total=outcome.total, completed=skipped)
+              machine: dict[str, Any] | None = None) -> StudyOutcome:
+    store.save_study(study.name, study.kernel, study.as_dict(), source, _now())
+    campaign, stored = campaign_for(study, store, machine or {})
+    rule, defs = study.rule, races(study)
+    outcome = StudyOutcome(campaign.number, len(stored))
+    racers = {d.key: Racer([c.candidate for c in d.candidates], rule) for d in defs}
+    warmed = set()
+    for d in defs:
+        mine = [r for r in stored if _belongs(d, r)]
+        warmed |= {d.key} if any(r["warmup"] for r in mine) else set()
+        for block in blocks_of(mine):
+            racers[d.key].add(block)
+    spent = sum(r["elapsed"] for r in stored)
+    if stored:
+        console.print(f"resuming {study.name} campaign {campaign.number}: {len(stored)} runs already stored")
+    else:
+        console.print(f"{study.name}: campaign {campaign.number}; {len(defs)} race(s), {rule_text(study)}")
 
-        def done(record: RunRecord) -> None:
-            store.add_run(record)
-            outcome.stored.append(record)
-            for w in record.warnings:
-                bar.console.print(f"[yellow]warning:[/yellow] {record.study} {record.nodes}n{record.ranks_per_node}r"
-                                  f"{record.threads}t: {w}")
-            if record.status != "ok":
-                bar.console.print(f"[red]{record.status}[/red]: {record.launch}\n{(record.stderr or '').strip()[-600:]}",
-                                  highlight=False, markup=True)
-            bar.advance(task)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("races decided"),
+               TimeElapsedColumn())
+    stopped = False
+    try:
+        with Progress(*columns, console=console, transient=False) as bar:
+            task = bar.add_task(study.name, total=len(defs), completed=sum(not r.running for r in racers.values()))
+            while not stopped and any(racers[d.key].running for d in defs):
+                for index, d in enumerate(defs):
+                    racer = racers[d.key]
+                    if not racer.running:
+                        continue
+                    if rule.budget is not None and spent >= rule.budget:
+                        stopped = True
+                        break
+                    order = _order(campaign.seed, index, racer.blocks, racer.running)
+                    plans = d.block(racer.blocks, order, campaign.number)
+                    if d.key not in warmed and len(d.candidates) > 1:  # one candidate: no comparison to tilt
+                        plans.insert(0, d.warmup(order[0], campaign.number))
+                        warmed.add(d.key)
+                    bar.update(task, description=f"{d.title()}: block {racer.blocks + 1}")
+                    times: dict[str, float | None] = {}
 
-        try:
-            backend.run(todo, done)
-        except KeyboardInterrupt:
-            outcome.interrupted = True
+                    def done(record: RunRecord) -> None:
+                        nonlocal spent
+                        store.add_run(record)
+                        outcome.stored.append(record)
+                        spent += record.elapsed
+                        _say_problems(bar.console, record)
+                        if not record.warmup:
+                            ok = record.status == "ok" and record.loop_time is not None
+                            times[" = ".join(record.configurations)] = record.loop_time if ok else None
+
+                    backend.run(plans, done)
+                    racer.add(times)
+                    if not racer.running:
+                        bar.console.print(racer.state().line(d.title()), highlight=False)
+                        bar.advance(task)
+    except KeyboardInterrupt:
+        outcome.ended = "interrupted"
+        store.end_campaign(study.name, campaign.number, "interrupted", None)
+        return outcome
+    outcome.ended = "budget" if stopped else "decided"
+    store.end_campaign(study.name, campaign.number, outcome.ended, _now())
+    outcome.races = {d.title(): racers[d.key].state(stopped) for d in defs}
+    if stopped:
+        open_races = [t for t, r in outcome.races.items() if r.outcome == "undecided"]
+        console.print(f"[yellow]budget spent[/yellow] ({spent:.0f} s of runs): {len(open_races)} race(s) undecided")
     return outcome
 
 
-def default_results(study: Study) -> Path:
-    return Path(study.results)
+def rule_text(study: Study) -> str:
+    r = study.rule
+    if r.min_blocks == r.max_blocks:
+        return f"{r.max_blocks} block(s) each, verdicts at {100 * r.confidence:g}% confidence"
+    budget = "no time limit" if r.budget is None else f"budget {r.budget:g} s of runs"
+    return (f"racing to {100 * r.confidence:g}% confidence, ties within ±{100 * r.tie_within:g}%, "
+            f"{r.min_blocks}–{r.max_blocks} blocks, {budget}")
+
+
+def _say_problems(console: Console, record: RunRecord) -> None:
+    for w in record.warnings:
+        console.print(f"[yellow]warning:[/yellow] {record.study} {record.nodes}n{record.ranks_per_node}r"
+                      f"{record.threads}t: {w}")
+    if record.status != "ok":
+        console.print(f"[red]{record.status}[/red]: {record.launch}\n{(record.stderr or '').strip()[-600:]}",
+                      highlight=False, markup=True)

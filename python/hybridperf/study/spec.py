@@ -7,7 +7,7 @@
     zip: [{size: [16, 24], steps: [400, 100]}]   # lists that vary together (optional)
     configurations: [pure-mpi, hybrid-1, hybrid-2, 4x2]   # or RANKSxTHREADS per node
     cores: [1, node]                 # total cores per point; or nodes: [1, 2, 4]
-    repeats: 3
+    decide: {confidence: 0.90, tie_within: 2%, min_blocks: 3, max_blocks: 30, budget: 10m}
 See docs/study-spec.md for every key. Parsing is pure but for the kernel's option table (asked of the
 binary once); expansion into runs is `study.expand`, and the checks that need the kernel's own
 decomposition are `study.feasibility`.
@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import yaml
 
+from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
 from hybridperf.shapes import NAMED_CONFIGURATIONS, Design, is_configuration
@@ -30,8 +31,9 @@ from hybridperf.study import feasibility, params as options
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
-    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy", "app",
+    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy", "app", "decide",
 }
+DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
 BACKENDS = ("local", "slurm")
@@ -51,7 +53,7 @@ class Study:
     cores: tuple[int, ...] | None
     nodes: tuple[int, ...] | None
     cores_per_node: int
-    repeats: int = 3
+    repeats: int | None = None  # a fixed design: exactly this many blocks (None: race by `decide`)
     oversubscribe: bool = False
     timeout: float = 3600.0
     results: str = ""
@@ -61,6 +63,16 @@ class Study:
     wait_policy: str | None = None  # OMP_WAIT_POLICY for every run; None: the launcher's default
     configuration_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per configuration
     app: dict[str, Any] | None = None  # kernel: app, its validated `app:` block as written
+    decide: dict[str, Any] | None = None  # the stopping rule's fields (analysis.race.Rule); None: defaults
+
+    @property
+    def rule(self) -> Rule:
+        """How the study decides: its `decide:` block, a fixed number of blocks (`repeats`), or the defaults."""
+        if self.decide is not None:
+            return Rule(**self.decide)
+        if self.repeats is not None:
+            return Rule(min_blocks=self.repeats, max_blocks=self.repeats, budget=None)
+        return Rule()
 
     @property
     def app_spec(self) -> AppSpec:
@@ -211,7 +223,10 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
                 not all(needed in configuration_params.get(c, {}) for c in configurations):
             raise ctx.error(("params",), f"{kernel} needs '{needed}': set it under params (see hybridperf-{kernel} --help)")
     cores, nodes = _validate_scale(data, ctx, cpn)
-    repeats = _positive_int(ctx, ("repeats",), data.get("repeats", 3), "repeats")
+    if "repeats" in data and "decide" in data:
+        raise ctx.error(("repeats",), "give repeats (a fixed number of blocks) or decide (a stopping rule), not both")
+    repeats = _positive_int(ctx, ("repeats",), data["repeats"], "repeats") if "repeats" in data else None
+    decide = _validate_decide(data, ctx) if "decide" in data else None
     oversubscribe = data.get("oversubscribe", False)
     if not isinstance(oversubscribe, bool):
         raise ctx.error(("oversubscribe",), "oversubscribe must be true or false")
@@ -226,8 +241,62 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
         nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
         results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm,
         description=str(data.get("description", "")), wait_policy=wait_policy,
-        configuration_params=configuration_params, app=data.get("app"),
+        configuration_params=configuration_params, app=data.get("app"), decide=decide,
     )
+
+
+def _validate_decide(data: dict, ctx: Context) -> dict[str, Any]:
+    """The `decide:` block as Rule fields: a fraction for tie_within ('2%' or 0.02), seconds for budget ('10m')."""
+    raw = data["decide"] or {}
+    if not isinstance(raw, dict):
+        raise ctx.error(("decide",), "decide must be a mapping: confidence, tie_within, min_blocks, max_blocks, "
+                                     "budget")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        where = ("decide", key)
+        if key not in DECIDE_KEYS:
+            raise ctx.error(where, f"unknown decide key '{key}'{options.suggest(str(key), DECIDE_KEYS)}")
+        if key in ("min_blocks", "max_blocks"):
+            out[key] = _positive_int(ctx, where, value, key)
+            continue
+        try:
+            out[key] = duration(value) if key == "budget" else fraction(value, key)
+        except ValueError as err:
+            raise ctx.error(where, str(err)) from None
+    try:
+        Rule(**out)
+    except ValueError as err:
+        raise ctx.error(("decide",), str(err)) from None
+    return out
+
+
+def fraction(value: Any, key: str) -> float:
+    """'2%', '90%' or a number between 0 and 1, as a fraction."""
+    text = str(value).strip()
+    try:
+        number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        number = math.nan
+    if isinstance(value, bool) or not 0 < number < 1:
+        raise ValueError(f"{key} must be a percentage or a fraction between 0 and 1 (e.g. 2% or 0.02), got {value!r}")
+    return number
+
+
+DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s)?")
+
+
+def duration(value: Any) -> float | None:
+    """Seconds from a number, '90s', '10m' or '1h30m'; None for 'none' (no limit)."""
+    if value is None or str(value).strip().lower() == "none":
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    match = DURATION.fullmatch(str(value).strip())
+    if isinstance(value, str) and match and any(match.groups()):
+        seconds = sum(float(g or 0) * unit for g, unit in zip(match.groups(), (3600, 60, 1)))
+        if seconds > 0:
+            return seconds
+    raise ValueError(f"budget must be a duration such as 90s, 10m or 1h30m (or none), got {value!r}")
 
 
 def _option(table: dict[str, dict], kernel: str, key: Any, error: Callable[[str], Exception]) -> dict:

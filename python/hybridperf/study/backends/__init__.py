@@ -41,6 +41,7 @@ def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunO
         backend=backend, launch=launch,
         warnings=placement_warnings(p["run"], study.cores_per_node) if p and not plan.mode.oversubscribed else [],
         stderr=None if status == "ok" else outcome.stderr[-STDERR_KEPT:], profile=p, profile_path=outcome.profile_path,
+        campaign=plan.campaign, position=plan.position, warmup=plan.warmup,
     )
 
 

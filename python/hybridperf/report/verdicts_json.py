@@ -1,0 +1,54 @@
+"""The study's answer as data (`hybridperf report DIR --json`): per parameter set and scale, the race's outcome,
+the winner or tied set, the lead with its interval, the blocks used and the noise floor. Pure."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hybridperf.analysis.race import Standing
+from hybridperf.analysis.sections import Section, Verdict
+
+
+def _number(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _standing(s: Standing | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {"candidate": s.candidate, "state": s.state, "ratio": _number(s.ratio), "low": _number(s.low),
+            "high": _number(s.high), "runs": s.blocks}
+
+
+def scale(v: Verdict, axis: str) -> dict[str, Any]:
+    race = v.race
+    return {
+        axis: v.scale,
+        "outcome": race.outcome,
+        "simulated": v.simulated,
+        "winner": race.leader if race.outcome == "wins" else None,
+        "leader": race.leader,
+        "tied": list(race.tied) if race.outcome == "tie" else [],
+        "preferred": v.winner,
+        "lead": _standing(v.runner_up),  # the runner-up's time over the leader's, with its interval
+        "lead_below_tie_band": race.below_band,
+        "blocks": race.blocks,
+        "noise": {"pair_spread": _number(race.pair_spread), "run_spread": race.spread},
+        "resolves": _number(race.floor),  # smallest relative difference max_blocks resolve at this noise
+        "blocks_needed": race.blocks_needed,
+        "standings": [_standing(s) for s in race.standings],
+    }
+
+
+def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> dict[str, Any]:
+    rule = sections[0].rule if sections else None
+    return {
+        "study": name,
+        "campaign": campaign,
+        "rule": None if rule is None else {"confidence": rule.confidence, "tie_within": rule.tie_within,
+                                           "min_blocks": rule.min_blocks, "max_blocks": rule.max_blocks,
+                                           "budget_seconds": rule.budget},
+        "sections": [{"params": s.params, "axis": s.axis, "scales": [scale(v, s.axis) for v in s.verdicts]}
+                     for s in sections],
+    }

@@ -6,8 +6,12 @@ the same launch line and binding (hybridperf's own launcher, one rank), and the 
 (--test-time, --delay-time, outer repetitions); each round runs one of each, in an order drawn from the
 run's seed, so load and clock drift fall on both. The overhead of every construct both measure is
 judged as the ratio ours/EPCC of the medians over the rounds against the target of ±25%
-(bench/references.yaml): within / differs / undecided by its 90% bootstrap interval (undecided, for
-example, when EPCC's overhead is too close to zero for its sign to be known). Every sample goes to a
+(bench/references.yaml): within / differs / undecided by its 90% bootstrap interval. An overhead whose
+median is below NEAR_ZERO_US in either code (a lock or critical section of a few nanoseconds, which EPCC's
+reference loop can report below zero) has no meaningful ratio: it is judged by the difference ours − EPCC
+in µs against the declared `overhead_near_zero_us` band. Each process repeats every construct
+`--outer-reps` times and reports their mean; what varies between rounds is the process (its placement
+and the machine's state), so a figure that is undecided needs more rounds, not more repetitions inside. Every sample goes to a
 run file in bench/runs/; bench/tables.py makes the tables. Timings are only meaningful on an otherwise
 idle machine; this is a benchmark, not a test.
 
@@ -32,7 +36,7 @@ import tempfile
 from pathlib import Path
 
 import common
-from hybridperf.analysis.verdicts import Band, judge_ratio
+from hybridperf.analysis.verdicts import Band, judge_difference, judge_ratio
 from hybridperf.launch import kernels, runner
 from hybridperf.launch.lines import Configuration, build_launch
 from hybridperf.launch.machine import local_machine
@@ -41,6 +45,7 @@ BENCH = "ompbench_vs_epcc"
 SYNC = ["PARALLEL", "FOR", "PARALLEL_FOR", "BARRIER", "BARRIER_VAR", "SINGLE", "CRITICAL", "LOCK_CONTENDED",
         "LOCK_UNCONTENDED", "ORDERED", "ATOMIC", "ATOMIC_SEQCST", "REDUCTION"]
 SCHED = ["STATIC", "STATICN", "DYNAMIC", "GUIDED"]
+NEAR_ZERO_US = 0.05  # below this median overhead in either code, a construct is judged by its difference
 EPCC_LINE = re.compile(r"^(.+?) overhead\s+= (\S+) microseconds \+/- (\S+)", re.MULTILINE)
 
 
@@ -84,12 +89,18 @@ def _spread(values: list[float]) -> str:
 
 
 def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
-    """Per construct both measured: the overhead in µs (median over the rounds [min, max]) and its ratio."""
+    """Per construct both measured: the overhead in µs (median over the rounds [min, max]) and its ratio, or for
+    an overhead near zero, the difference."""
     ours, theirs = common.pooled(runs, "ours"), common.pooled(runs, "epcc")
     rows = []
     for name in dict.fromkeys(k for sample in ours for k in sample):
         mine, ref = [s[name] for s in ours if name in s], [s[name] for s in theirs if name in s]
-        if ref:
+        if not ref:
+            continue
+        if min(statistics.median(mine), statistics.median(ref)) < NEAR_ZERO_US:
+            rows.append(common.Row(f"{name} overhead, µs: ours − EPCC", _spread(mine), _spread(ref),
+                                   judge_difference(mine, ref, bands["overhead_near_zero_us"])))
+        else:
             rows.append(common.Row(f"{name} overhead, µs", _spread(mine), _spread(ref),
                                    judge_ratio(mine, ref, bands["overhead"])))
     return rows

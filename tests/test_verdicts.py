@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from hybridperf.analysis.verdicts import (Band, Judgement, judge_interval, judge_ratio, judge_samples, judge_value,
-                                          ratio_interval, tally)
+from hybridperf.analysis.verdicts import (Band, Judgement, judge_difference, judge_interval, judge_ratio, judge_samples,
+                                          judge_value, ratio_interval, tally)
 
 TARGET = Band(0.8, 1.2)
 
@@ -137,3 +137,12 @@ def test_noise_text_is_the_half_width_relative_to_the_estimate():
     assert judge_ratio([1.0], [1.0, 2.0], TARGET).noise_text() == "unbounded"
     assert judge_interval(0.0, -0.1, 0.1, TARGET).noise() is None
     assert judge_interval(0.0, -0.1, 0.1, TARGET).noise_text() == "±0.1"  # no relative noise around zero
+
+
+def test_a_difference_near_zero_is_judged_in_its_own_unit():
+    ours, theirs = [0.010, 0.012, 0.011, 0.013, 0.012], [-0.020, -0.018, -0.021, -0.019, -0.020]
+    j = judge_difference(ours, theirs, Band(-0.05, 0.05))
+    assert j.estimate == pytest.approx(0.032) and j.n == 5 and 0.02 < j.low < j.estimate < j.high < 0.05
+    assert j.word == "within"
+    assert judge_difference(ours, theirs, Band(-0.01, 0.01)).word == "differs"
+    assert judge_difference([0.01], theirs, Band(-0.05, 0.05)).word == "undecided"  # one run: no interval

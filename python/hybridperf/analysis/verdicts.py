@@ -160,6 +160,29 @@ def judge_ratio(ours: Sequence[float], reference: Sequence[float], band: Band,
                           n=min(len(ours), len(reference)))
 
 
+def difference_interval(ours: Sequence[float], reference: Sequence[float], confidence: float = CONFIDENCE,
+                        resamples: int = 4000, seed: int = 0) -> tuple[float, float]:
+    """Percentile-bootstrap interval of median(ours) − median(reference), each side resampled on its own."""
+    if len(ours) < 2 or len(reference) < 2:
+        return -math.inf, math.inf
+    rng = np.random.default_rng(seed)
+    a, b = np.asarray(ours, dtype=float), np.asarray(reference, dtype=float)
+    differences = np.median(rng.choice(a, (resamples, a.size)), axis=1) - \
+        np.median(rng.choice(b, (resamples, b.size)), axis=1)
+    tail = 50 * (1 - confidence)
+    low, high = np.percentile(differences, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def judge_difference(ours: Sequence[float], reference: Sequence[float], band: Band,
+                     confidence: float = CONFIDENCE) -> Judgement:
+    """median(ours) − median(reference) against a band in the figures' own unit: for quantities near zero (an
+    overhead below what the method resolves), whose ratio has no meaning."""
+    estimate = statistics.median(ours) - statistics.median(reference)
+    return judge_interval(estimate, *difference_interval(ours, reference, confidence), band,
+                          n=min(len(ours), len(reference)))
+
+
 def judge_samples(values: Sequence[float], band: Band, confidence: float = CONFIDENCE) -> Judgement:
     """The median of repeated values of a figure that is already a ratio (one per round), against a band."""
     return judge_interval(statistics.median(values), *ratio_interval(values, None, confidence), band, n=len(values))

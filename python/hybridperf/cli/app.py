@@ -172,9 +172,10 @@ def compare_splits(
     ] = None,
     results: Annotated[Path, typer.Option(help="Directory that keeps the profiles.")] = Path("results"),
     confidence: Annotated[str, typer.Option(help="Confidence of the verdict, over every look and pair.")] = "90%",
-    tie_within: Annotated[str, typer.Option(help="Differences below this are a tie (e.g. 2% or 0.02).")] = "2%",
-    max_blocks: Annotated[int, typer.Option(help="Most blocks (each runs every split still racing once).")] = 10,
-    budget: Annotated[str, typer.Option(help="Most running time, e.g. 90s, 5m, or none.")] = "2m",
+    tie_within: Annotated[str, typer.Option(help="Differences below this are a tie (e.g. 5% or 0.05).")] = "5%",
+    max_blocks: Annotated[int, typer.Option(help="Most blocks (each runs every split still racing once; two "
+                                                 "splits need at least 7 to be told apart).")] = 20,
+    budget: Annotated[str, typer.Option(help="Most running time, e.g. 90s, 5m, or none.")] = "3m",
 ) -> None:
     """Race a kernel's ranks x threads splits on this node, in blocks of random order, until one wins or they
     tie (the study's rule: docs/study-spec.md), and compare them side by side."""

@@ -98,25 +98,25 @@ def test_series_options_go_together():
 
 
 def test_tables_state_n_and_what_would_decide_an_undecided_figure(runs_dir):
-    same = [1.0e-6, 1.01e-6, 0.99e-6, 1.0e-6, 1.02e-6, 1.0e-6]
-    noisy = [1.0e-6, 1.3e-6, 0.8e-6, 1.2e-6, 0.75e-6, 1.05e-6, 1.1e-6]  # 7 rounds of ours, 6 of the peer: n = 6
+    same = [1.0e-6, 1.01e-6, 0.99e-6, 1.0e-6, 1.02e-6, 1.0e-6, 1.0e-6]
+    noisy = [1.0e-6, 1.3e-6, 0.8e-6, 1.2e-6, 0.75e-6, 1.05e-6, 1.1e-6]  # 7 rounds of each
     write_run(runs_dir, "2026-04-01T00:00:00", noisy, same)
     [judged] = tables.judge("mixbench_vs_pingpong")
     latency, bandwidth = (r.judgement for r in judged.rows[:2])
-    assert (latency.word, latency.n, latency.noise_text(), latency.runs_to_decide()) == ("undecided", 6, "±19%", 24)
+    assert (latency.word, latency.n, latency.noise_text(), latency.runs_to_decide()) == ("undecided", 7, "±19%", 27)
     text = tables.table(judged)
     assert "| figure | ours | reference | n | ratio [90% interval] | target | verdict |" in text
-    assert "| 6 | 1.05 [0.8, 1.2] | 0.85–1.15 | **undecided** (±19% at n=6; ~24 rounds would decide) |" in text
-    assert bandwidth.word == "within" and "| 6 | 1 [1, 1] | 0.85–1.15 | **within** |" in text
+    assert "| 7 | 1.05 [0.808, 1.2] | 0.85–1.15 | **undecided** (±19% at n=7; ~27 rounds would decide) |" in text
+    assert bandwidth.word == "within" and "| 7 | 1 [1, 1] | 0.85–1.15 | **within** |" in text
     assert "| osu_latency" not in text  # no peer run: no information row
     line = tables.summary_line("mixbench_vs_pingpong")
-    assert line.endswith(": 1 of 2 within, 1 undecided, 0 differ — latency 8 B (one way) 1.05 [0.8, 1.2] undecided "
-                         "(target 0.85–1.15) (±19% at n=6; ~24 rounds would decide).")
+    assert line.endswith(": 1 of 2 within, 1 undecided, 0 differ — latency 8 B (one way) 1.05 [0.808, 1.2] undecided "
+                         "(target 0.85–1.15) (±19% at n=7; ~27 rounds would decide).")
 
 
 def test_an_unbounded_or_exact_figure_says_so():
     from hybridperf.analysis.verdicts import Band, judge_interval, judge_ratio, judge_value
-    assert tables.undecided_note(judge_ratio([1.0], [1.0, 2.0], Band(0.85, 1.15))) == "interval unbounded at n=1"
+    assert tables.undecided_note(judge_ratio([1.0], [2.0], Band(0.85, 1.15))) == "interval unbounded at n=1"
     on_edge = judge_interval(1.15, 1.1, 1.2, Band(0.85, 1.15), n=9)
     assert tables.verdict_cell(on_edge) == ("**undecided** (±4.3% at n=9; the estimate sits on the band's edge: "
                                             "no number of rounds would decide)")

@@ -449,3 +449,10 @@ def test_simulate_many_body_study_prices_the_density_pass_before_its_exchanges(t
     costs = runs[0]["profile"]["simulated"]["compute_model"]
     assert costs["density_s_per_atom_step"] > 0 and costs["force_s_per_atom_step"] > 0
     assert all(r["profile"]["regions"]["density"]["time"]["avg"] > 0 for r in runs)
+
+
+def test_a_profiles_empty_list_option_is_left_to_the_kernel(md_binary):
+    """An lj run's profile records `elements: []`; given back as `--elements ''` the kernel refused every measured
+    simulation of the main job (`simulate studies/local.yaml --cluster stella`)."""
+    options = simulation.profile_options("md", {"elements": [], "size": 20, "grid": [0, 0, 0], "neigh_every": 20})
+    assert options == {"size": 20, "grid": "0,0,0", "neigh-every": 20}

@@ -43,9 +43,6 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-OUTCOMES = ("wins", "tie", "undecided", "open", "only")
-
-
 @dataclass(frozen=True)
 class Rule:
     """How a study decides, declared before it runs (the spec's `decide:` block)."""
@@ -197,10 +194,6 @@ class Race:
         r = self.runner_up
         return self.outcome == "wins" and r is not None and r.high is not None and math.log(r.high) < self.rule.band
 
-    @property
-    def closed(self) -> bool:
-        return self.outcome in ("wins", "tie", "only")
-
     def line(self, title: str) -> str:
         """One line: who won or tied, by what, after how many blocks; or why it is not decided."""
         r = self.runner_up
@@ -212,8 +205,15 @@ class Race:
         if self.outcome == "only":
             return f"{title}: {self.leader} only ({self.blocks} runs, the baseline)"
         lead = f"{self.leader} leads, {r.candidate} {r.lead_text()}; " if r else ""
-        needed = f"about {self.blocks_needed} blocks would decide it" if self.blocks_needed else "more blocks would not"
-        return f"{title}: {self.outcome} after {self.blocks} blocks — {lead}{needed}"
+        return f"{title}: {self.outcome} after {self.blocks} blocks — {lead}{self.needs()}"
+
+    def needs(self) -> str:
+        """What an undecided race would need: about how many blocks, at the noise seen."""
+        if self.blocks_needed:
+            return f"about {self.blocks_needed} blocks would decide it"
+        if self.pair_spread is None:
+            return "too few blocks to tell how many would decide it"
+        return "no number of blocks within reach would decide it"
 
 
 class Racer:

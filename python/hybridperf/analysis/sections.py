@@ -72,11 +72,22 @@ class Verdict:
         """The candidate to use: the winner, the preferred of a tie, or the leader so far."""
         return self.preferred if self.outcome == "tie" else self.race.leader
 
+    def _ranks(self, candidate: str) -> int:
+        nodes, ranks_per_node, _ = self.shapes[candidate]
+        return nodes * ranks_per_node
+
     @property
     def preferred(self) -> str:
-        """Of tied candidates, the one with the fewest ranks: less memory for halos and fewer messages."""
-        nodes_ranks = lambda c: (self.shapes[c][0] * self.shapes[c][1], self.shapes[c][2])
-        return min(self.race.tied, key=nodes_ranks)
+        """Of tied candidates, the one with the fewest ranks (less memory for halos, fewer messages); the leader
+        among those with as few."""
+        fewest = min(self._ranks(c) for c in self.race.tied)
+        return next(c for c in self.race.tied if self._ranks(c) == fewest)
+
+    @property
+    def why_preferred(self) -> str:
+        if all(self._ranks(c) > self._ranks(self.preferred) for c in self.race.tied if c != self.preferred):
+            return "fewer ranks need less memory and send fewer messages"
+        return "it leads the tie"
 
     @property
     def runner_up(self) -> Standing | None:

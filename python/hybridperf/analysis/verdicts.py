@@ -1,9 +1,13 @@
 """The verdict engine: one symmetric rule for every figure judged against a target.
 
 A figure is a ratio — ours over a reference: a peer's time, a published value, a measurement the model
-predicted — or a value with no reference at all. Its uncertainty is a 90% percentile-bootstrap interval
-of the ratio of the two medians, each side's runs resampled on their own (independent runs), with a
-fixed seed so that the same runs always give the same interval. Against a target band [low, high]:
+predicted — a difference (for quantities near zero, whose ratio means nothing), or a value with no
+reference at all. Ours and the reference are measured in the same rounds (each round runs every case
+once, back to back, in random order), so a figure is the median over the rounds of the per-round ratio
+(or difference): what a typical round says, the pairing cancelling what the round shares (the machine's
+state, a fast or slow placement that hits both). Its uncertainty is a 90% percentile-bootstrap interval
+of that median, rounds resampled, with a fixed seed so that the same runs always give the same interval.
+Against a target band [low, high]:
 
 - `within`: the whole interval lies inside the band;
 - `differs`: the whole interval lies outside it;
@@ -11,9 +15,9 @@ fixed seed so that the same runs always give the same interval. Against a target
 
 The estimate alone never decides: more noise widens the interval and can only move a figure to
 `undecided`, from either side. An interval is unbounded when the data cannot bound it (fewer than two
-runs on a side, or a reference whose resampled median can be zero); such a figure is undecided.
+rounds, or a side at or below zero in some round, where a ratio has no meaning); such a figure is undecided.
 
-A judgement states n, the samples behind it (the smaller side of a ratio), and for an undecided figure the
+A judgement states n, the rounds behind it, and for an undecided figure the
 rounds that would likely decide it: with the interval shrinking as 1/sqrt(n), the n at which its half-width
 would fit between the estimate and the band's nearest edge. Pure functions.
 """
@@ -131,61 +135,53 @@ def judge_value(value: float, band: Band, n: int | None = None) -> Judgement:
     return judge_interval(value, value, value, band, n)
 
 
-def ratio_interval(ours: Sequence[float], reference: Sequence[float] | None = None,
-                   confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0) -> tuple[float, float]:
-    """Percentile-bootstrap interval of median(ours) / median(reference), each side resampled on its own;
-    without a reference, of median(ours)."""
-    if len(ours) < 2 or (reference is not None and len(reference) < 2):
+def median_interval(values: Sequence[float], confidence: float = CONFIDENCE, resamples: int = 4000,
+                    seed: int = 0) -> tuple[float, float]:
+    """Percentile-bootstrap interval of the median of per-round values, the rounds resampled."""
+    if len(values) < 2:
         return -math.inf, math.inf
     rng = np.random.default_rng(seed)
-    a = np.asarray(ours, dtype=float)
-    ratios = np.median(rng.choice(a, (resamples, a.size)), axis=1)
-    if reference is not None:
-        b = np.asarray(reference, dtype=float)
-        den = np.median(rng.choice(b, (resamples, b.size)), axis=1)
-        if ratios.min() <= 0 or den.min() <= 0:
-            return -math.inf, math.inf
-        ratios = ratios / den
+    a = np.asarray(values, dtype=float)
+    medians = np.median(rng.choice(a, (resamples, a.size)), axis=1)
     tail = 50 * (1 - confidence)
-    low, high = np.percentile(ratios, [tail, 100 - tail])
+    low, high = np.percentile(medians, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def per_round(ours: Sequence[float], reference: Sequence[float], difference: bool = False) -> list[float] | None:
+    """Each round's ours / reference (or ours − reference); None when a ratio has no meaning (a side at or below
+    zero). The two lists are one value per round, in the order run."""
+    if len(ours) != len(reference):
+        raise ValueError(f"ours and the reference need one value per round each, got {len(ours)} and {len(reference)}")
+    if difference:
+        return [a - b for a, b in zip(ours, reference)]
+    if min(ours, default=1.0) <= 0 or min(reference, default=1.0) <= 0:
+        return None
+    return [a / b for a, b in zip(ours, reference)]
+
+
+def _judge_rounds(values: list[float] | None, rounds: int, band: Band, confidence: float) -> Judgement:
+    if not values:
+        return judge_interval(math.nan, -math.inf, math.inf, band, n=rounds)
+    return judge_interval(statistics.median(values), *median_interval(values, confidence), band, n=rounds)
 
 
 def judge_ratio(ours: Sequence[float], reference: Sequence[float], band: Band,
                 confidence: float = CONFIDENCE) -> Judgement:
-    """median(ours) / median(reference) against a band, with its bootstrap interval."""
-    ref = statistics.median(reference)
-    estimate = statistics.median(ours) / ref if ref else math.nan
-    return judge_interval(estimate, *ratio_interval(ours, reference, confidence), band,
-                          n=min(len(ours), len(reference)))
-
-
-def difference_interval(ours: Sequence[float], reference: Sequence[float], confidence: float = CONFIDENCE,
-                        resamples: int = 4000, seed: int = 0) -> tuple[float, float]:
-    """Percentile-bootstrap interval of median(ours) − median(reference), each side resampled on its own."""
-    if len(ours) < 2 or len(reference) < 2:
-        return -math.inf, math.inf
-    rng = np.random.default_rng(seed)
-    a, b = np.asarray(ours, dtype=float), np.asarray(reference, dtype=float)
-    differences = np.median(rng.choice(a, (resamples, a.size)), axis=1) - \
-        np.median(rng.choice(b, (resamples, b.size)), axis=1)
-    tail = 50 * (1 - confidence)
-    low, high = np.percentile(differences, [tail, 100 - tail])
-    return float(low), float(high)
+    """The median over the rounds of ours / reference, each pair measured in the same round, against a band."""
+    return _judge_rounds(per_round(ours, reference), len(ours), band, confidence)
 
 
 def judge_difference(ours: Sequence[float], reference: Sequence[float], band: Band,
                      confidence: float = CONFIDENCE) -> Judgement:
-    """median(ours) − median(reference) against a band in the figures' own unit: for quantities near zero (an
+    """The median over the rounds of ours − reference, in the figures' own unit: for quantities near zero (an
     overhead below what the method resolves), whose ratio has no meaning."""
-    estimate = statistics.median(ours) - statistics.median(reference)
-    return judge_interval(estimate, *difference_interval(ours, reference, confidence), band,
-                          n=min(len(ours), len(reference)))
+    return _judge_rounds(per_round(ours, reference, difference=True), len(ours), band, confidence)
 
 
 def judge_samples(values: Sequence[float], band: Band, confidence: float = CONFIDENCE) -> Judgement:
     """The median of repeated values of a figure that is already a ratio (one per round), against a band."""
-    return judge_interval(statistics.median(values), *ratio_interval(values, None, confidence), band, n=len(values))
+    return _judge_rounds(list(values), len(values), band, confidence)
 
 
 def tally(judgements: Sequence[Judgement]) -> dict[str, int]:

@@ -107,9 +107,8 @@ def verdict_sentence(v: Verdict, axis: str) -> str:
         others = "; ".join(f"{s.candidate} {s.lead_text()}" for s in race.standings[1:] if s.state == "tied")
         return (f"{where}: tie — {', '.join(race.tied)} are within ±{100 * race.rule.tie_within:g}% of each other "
                 f"({others} against {race.leader}; {race.blocks} blocks, {confidence} confidence). Prefer {v.preferred}: "
-                f"fewer ranks need less memory and send fewer messages; {_how_firm(v)}.")
-    need = (f"about {race.blocks_needed} blocks would decide it" if race.blocks_needed else
-            "no number of blocks within reach would decide it")
+                f"{v.why_preferred}; {_how_firm(v)}.")
+    need = race.needs()
     lead = f"{r.candidate} {r.lead_text()}" if r else "–"
     state = ("undecided" if v.outcome == "undecided" else
              "still open (the campaign was interrupted: run the study again to resume)")

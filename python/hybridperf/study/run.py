@@ -32,6 +32,9 @@ from hybridperf.study.expand import RaceDef, races, RunPlan
 from hybridperf.study.spec import Study
 
 
+NOISY = 0.10  # a paired spread above this is worth a warning, as pyperf warns above 10% of the mean
+
+
 class Backend(Protocol):
     name: str
 
@@ -142,6 +145,11 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
     outcome.ended = "budget" if stopped else "decided"
     store.end_campaign(study.name, campaign.number, outcome.ended, _now())
     outcome.races = {d.title(): racers[d.key].state(stopped) for d in defs}
+    for title, state in outcome.races.items():
+        if state.pair_spread is not None and state.pair_spread > NOISY:
+            console.print(f"[yellow]warning:[/yellow] {title}: runs of one split differ by ±{100 * state.pair_spread:.0f}% "
+                          "(pyperf warns above 10%): the machine is noisy, and the race needed more blocks for it",
+                          highlight=False)
     if stopped:
         open_races = [t for t, r in outcome.races.items() if r.outcome == "undecided"]
         console.print(f"[yellow]budget spent[/yellow] ({spent:.0f} s of runs): {len(open_races)} race(s) undecided")

@@ -451,8 +451,11 @@ def test_simulate_many_body_study_prices_the_density_pass_before_its_exchanges(t
     assert all(r["profile"]["regions"]["density"]["time"]["avg"] > 0 for r in runs)
 
 
-def test_a_profiles_empty_list_option_is_left_to_the_kernel(md_binary):
-    """An lj run's profile records `elements: []`; given back as `--elements ''` the kernel refused every measured
-    simulation of the main job (`simulate studies/local.yaml --cluster stella`)."""
-    options = simulation.profile_options("md", {"elements": [], "size": 20, "grid": [0, 0, 0], "neigh_every": 20})
-    assert options == {"size": 20, "grid": "0,0,0", "neigh-every": 20}
+def test_a_profiles_default_options_are_left_to_the_kernel(md_binary):
+    """An lj run's profile records `elements: []` and `lattice_constant: 0`; given back as `--elements ''` and
+    `--lattice-constant 0` the kernel refused every measured simulation of the main job (`simulate
+    studies/local.yaml --cluster stella`)."""
+    options = simulation.profile_options("md", {"elements": [], "lattice_constant": 0, "size": 32, "grid": [2, 1, 1],
+                                                "neigh_every": 10, "density": 0.8442})
+    assert options == {"size": 32, "grid": [2, 1, 1], "neigh-every": 10}
+    assert simulation.profile_options("md", {"elements": ["Cu", "Au"]}) == {"elements": "Cu,Au"}

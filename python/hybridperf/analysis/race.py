@@ -312,6 +312,8 @@ class Racer:
             if outcome in ("open", "undecided"):
                 needed = _blocks_needed([pairs[c, leader] for c in self.alive if c != leader], pooled, rule,
                                         self.alpha)
+                # the normal quantiles behind the estimate flatter heavy tails: never fewer than one more block
+                needed = None if needed is None else max(needed, self.blocks + 1)
         return Race(outcome, leader, tuple(standings), self.blocks, rule, runs, pooled, floor, needed)
 
 

@@ -152,16 +152,19 @@ DERIVED_FOR_METAL = frozenset({"cutoff", "density"})
 
 def profile_options(kernel: str, params: dict) -> dict:
     """A profile's parameters as the kernel's options: names with dashes (the profile's JSON has neigh_every),
-    list options as their command-line text, and none the kernel derives itself or leaves empty (an lj run's
-    `elements: []` is no option given, not an empty one)."""
-    types = {o["name"]: o["type"] for o in kernels.options(kernel)}
+    list options as their command-line text, and none the kernel derives itself or that holds the kernel's default
+    (which it would use anyway, and some of which it refuses when given: an lj run's `elements: []` and
+    `lattice_constant: 0`)."""
+    table = {o["name"]: o for o in kernels.options(kernel)}
     metal = params.get("potential") in ("eam/fs", "tersoff")
     out = {}
     for key, value in params.items():
         name = key.replace("_", "-")
-        if key in calibrate.HOW_AND_WHERE or (metal and key in DERIVED_FOR_METAL) or value is None or value == []:
+        if key in calibrate.HOW_AND_WHERE or (metal and key in DERIVED_FOR_METAL) or value is None or \
+                (name in table and value == table[name]["default"]):
             continue
-        out[name] = ",".join(map(str, value)) if types.get(name) == "list" and isinstance(value, list) else value
+        listed = name in table and table[name]["type"] == "list" and isinstance(value, list)
+        out[name] = ",".join(map(str, value)) if listed else value
     return out
 
 

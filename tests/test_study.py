@@ -98,6 +98,7 @@ def test_a_study_run_again_is_a_new_campaign_and_the_report_reads_the_latest(tin
         assert scales[1]["outcome"] in ("wins", "tie", "undecided") and scales[1]["blocks"] == 2
     missing = subprocess.run([*HYBRIDPERF, "report", str(results), "--campaign", "7"], capture_output=True, text=True)
     assert missing.returncode == 2 and "has no campaign 7 (it has 1, 2)" in missing.stderr
+    assert missing.stderr.count("hybridperf: error:") == 1  # one line, not the exit code again
 
 
 RACE = """study: race

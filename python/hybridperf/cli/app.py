@@ -186,7 +186,7 @@ def compare_splits(
         if max_blocks < 1:
             raise ValueError(f"--max-blocks must be at least 1, got {max_blocks}")
         rule = Rule(fraction(confidence, "--confidence"), fraction(tie_within, "--tie-within"), min(3, max_blocks),
-                    max_blocks, duration(budget))
+                    max_blocks, duration(budget, "--budget"))
         launches = {}
         for split in chosen:
             config = Configuration(1, split.ranks, split.threads, cores, oversubscribe=True)

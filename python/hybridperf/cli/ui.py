@@ -21,7 +21,8 @@ def fail(message: str, code: int = 2) -> None:
 
 
 def user_error(err: Exception) -> None:
-    """Re-raises with --debug (traceback), else exits with the one-line message."""
-    if state["debug"]:
+    """Re-raises with --debug (traceback), else exits with the one-line message. An exit already decided (click's
+    Exit is a RuntimeError, so `except USER_ERRORS` catches it) goes on as it is."""
+    if state["debug"] or isinstance(err, typer.Exit):
         raise err
     fail(str(err))

@@ -285,7 +285,7 @@ def fraction(value: Any, key: str) -> float:
 DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s)?")
 
 
-def duration(value: Any) -> float | None:
+def duration(value: Any, key: str = "budget") -> float | None:
     """Seconds from a number, '90s', '10m' or '1h30m'; None for 'none' (no limit)."""
     if value is None or str(value).strip().lower() == "none":
         return None
@@ -296,7 +296,7 @@ def duration(value: Any) -> float | None:
         seconds = sum(float(g or 0) * unit for g, unit in zip(match.groups(), (3600, 60, 1)))
         if seconds > 0:
             return seconds
-    raise ValueError(f"budget must be a duration such as 90s, 10m or 1h30m (or none), got {value!r}")
+    raise ValueError(f"{key} must be a duration such as 90s, 10m or 1h30m (or none), got {value!r}")
 
 
 def _option(table: dict[str, dict], kernel: str, key: Any, error: Callable[[str], Exception]) -> dict:

@@ -77,7 +77,8 @@ class Rule:
 def ranks(n: int, alpha: float) -> tuple[int, int]:
     """The confidence sequence for the median after n values is [x_(lo), x_(hi)], 1-based order statistics with
     x_(0) = −∞ and x_(n+1) = +∞: a candidate median m below which k values lie is kept while
-    M_n(k) = 2^n / ((n + 1) C(n, k)) < 1/α; k runs over a range [j, J], and m with k(m) = j lies in (x_(j), x_(j+1)]."""
+    M_n(k) = 2^n / ((n + 1) C(n, k)) < 1/α; k runs over a range [j, J], and m with k(m) = j lies in
+    (x_(j), x_(j+1)]."""
     limit = math.log(1 / alpha)
     kept = [k for k in range(n + 1)
             if n * math.log(2) - math.log(n + 1) - (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))
@@ -173,7 +174,7 @@ class Race:
     standings: tuple[Standing, ...]  # leader first, then by ratio
     blocks: int
     rule: Rule
-    spread: dict[str, float] = field(default_factory=dict)  # per candidate, robust spread of its log times (≈ relative)
+    spread: dict[str, float] = field(default_factory=dict)  # per candidate, robust spread of its log times
     pair_spread: float | None = None  # robust spread of the paired log ratios against the leader, pooled
     floor: float | None = None  # smallest relative difference max_blocks can resolve at this spread
     blocks_needed: int | None = None  # undecided/open: blocks that would close it at the spread seen
@@ -201,7 +202,8 @@ class Race:
             lead = f" — {r.candidate} {r.lead_text()} slower" if r else ""
             return f"{title}: {self.leader} wins{lead} ({self.blocks} blocks)"
         if self.outcome == "tie":
-            return f"{title}: tie within ±{100 * self.rule.tie_within:g}% — {', '.join(self.tied)} ({self.blocks} blocks)"
+            band = f"±{100 * self.rule.tie_within:g}%"
+            return f"{title}: tie within {band} — {', '.join(self.tied)} ({self.blocks} blocks)"
         if self.outcome == "only":
             return f"{title}: {self.leader} only ({self.blocks} runs, the baseline)"
         lead = f"{self.leader} leads, {r.candidate} {r.lead_text()}; " if r else ""

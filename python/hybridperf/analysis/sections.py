@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Sequence
 
 from hybridperf.analysis.race import exact_race, race, Race, Rule, Standing
 from hybridperf.analysis.stats import summarize, Summary
@@ -158,7 +158,7 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
     """One section per parameter set (parameters set per configuration do not split sections), in the
     order the runs were stored; each scale's verdict by `rule`. `stopped`: these runs are all there will be
     (a race still open is undecided); False while the campaign is running or was interrupted."""
-    ignored = design.configuration_keys
+    ignored, rule = design.configuration_keys, rule or Rule()
     by_params: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         if r.get("warmup"):
@@ -177,8 +177,8 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
                              summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok))
         _speedups(pts)
         regions = list(dict.fromkeys(name for p in pts for r in p.runs for name in r["profile"]["regions"]))
-        rule = rule or Rule()
-        sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions, rule))
+        sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions,
+                                rule))
     return sections
 
 
@@ -199,8 +199,18 @@ def _simulated(runs: list[dict[str, Any]]) -> bool:
     return bool(runs) and all(r.get("backend") == "simgrid" for r in runs)
 
 
+def candidate_name(configurations: Sequence[str]) -> str:
+    """The name a run races under: its configurations (two with one shape, as on one core, are one candidate)."""
+    return " = ".join(configurations)
+
+
+def counted_time(status: str, loop_time: float | None) -> float | None:
+    """What a run gives its race: its loop time, or None (it failed, and its candidate leaves)."""
+    return loop_time if status == "ok" and loop_time is not None else None
+
+
 def _candidate(run: dict[str, Any]) -> str:
-    return " = ".join(run["configurations"])
+    return candidate_name(run["configurations"])
 
 
 def scale_of(run: dict[str, Any], pts: list[Point]) -> int | None:
@@ -213,8 +223,7 @@ def blocks_of(runs: list[dict[str, Any]]) -> list[dict[str, float | None]]:
     """A race's counted runs as blocks in the order run: each candidate's loop time, None where the run failed."""
     blocks: dict[int, dict[str, float | None]] = {}
     for r in sorted((r for r in runs if not r.get("warmup")), key=lambda r: (r["repeat"], r.get("position") or 0)):
-        ok = r["status"] == "ok" and r["loop_time"] is not None
-        blocks.setdefault(r["repeat"], {})[_candidate(r)] = r["loop_time"] if ok else None
+        blocks.setdefault(r["repeat"], {})[_candidate(r)] = counted_time(r["status"], r["loop_time"])
     return [blocks[k] for k in sorted(blocks)]
 
 

@@ -224,7 +224,7 @@ def compare_splits(
         fail("every run failed; nothing to compare", 1)
     medians = [(s, _median_run(profiles)) for s, profiles in kept.items() if profiles]
     console.print(summary.comparison_table(compare.comparison_rows(medians), kernel))
-    console.print(racer.state(stopped=bool(racer.running)).line(f"{kernel} {' '.join(ctx.args)}".strip()))
+    console.print(racer.state(stopped=bool(racer.running)).line(f"{kernel} {' '.join(ctx.args)}".strip()), markup=False)
     console.print(f"profiles: {results / 'runs'}")
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from hybridperf.analysis import efficiency as eff
-from hybridperf.analysis.sections import (class_seconds, comm_seconds, per_step, Point, region_seconds, Section,
-                                          STRICTER, threading_overheads, Verdict)
+from hybridperf.analysis.sections import (candidate_name, class_seconds, comm_seconds, per_step, Point, region_seconds,
+                                          Section, STRICTER, threading_overheads, Verdict)
 from hybridperf.models import pmnf, study_models
 
 Table = tuple[str, list[str], list[list[str]]]  # title, headers, rows
@@ -57,7 +57,7 @@ def distinct_points(s: Section) -> list[tuple[str, Point]]:
             twin.append(p.configuration)
         else:
             out.append(([p.configuration], p))
-    return [(" = ".join(names), p) for names, p in out]
+    return [(candidate_name(names), p) for names, p in out]
 
 
 def outcome_text(v: Verdict) -> str:

@@ -11,8 +11,8 @@ from rich.table import Table
 
 from hybridperf.analysis import efficiency as eff
 from hybridperf.analysis.sections import Section
-from hybridperf.report.tables import (distinct_points, efficiency_table, failed_table, number, outcome_text,
-                                      percent_text, size as _bytes, spread_text)
+from hybridperf.report.tables import (distinct_points, efficiency_table, failed_table, number, size as _bytes,
+                                      spread_text, verdict_table)
 
 
 def _seconds(value: float) -> str:
@@ -107,6 +107,9 @@ def efficiency_rich(rows: list[eff.Row]) -> Table:
     return rich_table(*efficiency_table(rows))
 
 
+TERMINAL_VERDICT = (0, 1, 2, 4, 5, 6)  # scale, outcome, winner or tied, lead, blocks, noise
+
+
 def print_study(console: Console, sections: list[Section], runs: list[dict[str, Any]]) -> None:
     """The two tables that answer the question: loop times, and each race's outcome with its interval."""
     for s in sections:
@@ -118,12 +121,8 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
                          number(p.speedup, 3)])
         console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "median",
                                                                 "spread", "speedup"], rows))
-        verdict = []
-        for v in s.verdicts:
-            r, race = v.runner_up, v.race
-            slower = (percent_text(r.ratio) if v.simulated else r.lead_text()) if r else "–"
-            verdict.append([str(v.scale), outcome_text(v), " ~ ".join(race.tied) if v.outcome == "tie" else v.winner,
-                            slower, str(race.blocks), "–" if v.simulated else spread_text(race.pair_spread)])
+        _, _, full = verdict_table(s)
+        verdict = [[row[k] for k in TERMINAL_VERDICT] for row in full]  # what fits 80 columns of the report's table
         console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
                                  f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
                                                                      "blocks", "noise"], verdict, left=3, compact=True))

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from hybridperf.analysis.sections import candidate_name
 from hybridperf.analysis.taxonomy import Mode, classify
 from hybridperf.shapes import Placement
 from hybridperf.study import params as options
@@ -43,7 +44,7 @@ class RunPlan(Placement):
     @property
     def candidate(self) -> str:
         """The name it races under: its configurations (two with one shape, as on one core, are one candidate)."""
-        return " = ".join(self.configurations)
+        return candidate_name(self.configurations)
 
     def kernel_args(self) -> list[str]:
         return options.to_args(self.params)

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hybridperf.analysis.race import Race, Racer
-from hybridperf.analysis.sections import blocks_of
+from hybridperf.analysis.sections import blocks_of, candidate_name, counted_time
 from hybridperf.store.db import Campaign, RunRecord, Store
 from hybridperf.study.expand import RaceDef, races, RunPlan
 from hybridperf.study.spec import Study
@@ -92,7 +92,8 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
     warmed = set()
     for d in defs:
         mine = [r for r in stored if _belongs(d, r)]
-        warmed |= {d.key} if any(r["warmup"] for r in mine) else set()
+        if any(r["warmup"] for r in mine):
+            warmed.add(d.key)
         for block in blocks_of(mine):
             racers[d.key].add(block)
     spent = sum(r["elapsed"] for r in stored)
@@ -130,13 +131,13 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
                         spent += record.elapsed
                         _say_problems(bar.console, record)
                         if not record.warmup:
-                            ok = record.status == "ok" and record.loop_time is not None
-                            times[" = ".join(record.configurations)] = record.loop_time if ok else None
+                            times[candidate_name(record.configurations)] = counted_time(record.status,
+                                                                                        record.loop_time)
 
                     backend.run(plans, done)
                     racer.add(times)
                     if not racer.running:
-                        bar.console.print(racer.state().line(d.title()), highlight=False)
+                        bar.console.print(racer.state().line(d.title()), highlight=False, markup=False)
                         bar.advance(task)
     except KeyboardInterrupt:
         outcome.ended = "interrupted"

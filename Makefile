@@ -4,8 +4,9 @@
 
 VENV := .venv/bin
 
+# DEMO_OPTIONS: extra options of `hybridperf study`, e.g. DEMO_OPTIONS="--budget 30s" for a shorter race
 demo: bootstrap
-	$(VENV)/hybridperf study studies/local.yaml
+	$(VENV)/hybridperf study studies/local.yaml $(DEMO_OPTIONS)
 
 test:
 	scripts/bootstrap.sh --test

@@ -388,7 +388,7 @@ def test_gromacs_thread_mpi_study_reads_ns_per_day_and_its_cycle_accounting(tmp_
     text = (REPO / "studies" / "gromacs-water.yaml").read_text()
     text = text.replace("results: results/gromacs-water", f"results: {results}").replace("repeats: 3", "repeats: 1")
     text = text.replace("steps: 500", "steps: 100").replace("cores: [1, node]", "cores: [1, 2]")
-    text = text.replace("studies/inputs/", f"{REPO}/studies/inputs/").replace("/tmp/gromacs-water", str(tmp_path / "w"))
+    text = text.replace("inputs/spce", f"{REPO}/studies/inputs/spce").replace("/tmp/gromacs-water", str(tmp_path / "w"))
     text = text.replace("-g, gromacs-water.log", f"-g, {tmp_path / 'md.log'}").replace("[gromacs-water.log]",
                                                                                       f"[{tmp_path / 'md.log'}]")
     path = tmp_path / "gmx.yaml"

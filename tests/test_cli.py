@@ -94,3 +94,11 @@ def test_compare_runs_each_split(md_binary, tmp_path):
         assert split in out.stdout
     assert len(list((tmp_path / "runs").glob("*.json"))) == 6  # two blocks of the three splits
     assert "md -s 6 --steps 20: undecided after 2 blocks" in out.stdout  # the study's rule: 2 blocks cannot bound
+    assert "compared (undecided, " in out.stdout and "fastest" not in out.stdout  # no winner named from 2 blocks
+    assert "different sizes" not in out.stdout  # md's -s is the whole box, whatever the split
+
+
+def test_compare_says_when_the_splits_solve_different_problems(tmp_path):
+    out = cli("compare", "spmv", "--splits", "1x1,2x1", "--n", 8, "--results", tmp_path, "--max-blocks", 1)
+    assert out.returncode == 0, out.stderr
+    assert "the splits solved problems of different sizes (1x1: 512, 2x1: 1,024)" in " ".join(out.stdout.split())

@@ -3,6 +3,7 @@ this machine calibrated by its microbenchmarks, and their errors."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -26,10 +27,14 @@ def test_evaluate_leads_with_held_out_and_says_what_the_data_cannot_carry(tiny_s
     text = out.stdout.replace("\n", " ")
     held, in_sample = text.index("overall (6.10), held out"), text.index("overall (6.10), in-sample")
     assert held < in_sample
-    assert "held out: needs 2 pure-MPI points with a non-zero time to fit on, has 1" in text
+    assert ("held out: needs 2 pure-MPI points with a non-zero time to fit on, has 1 of the 2 measured (left out: 2 "
+            "cores; held out: each configuration's largest core count)") in " ".join(text.split())
     assert "exact: as many points as parameters, so no error and no band" in text
     # pure MPI at 1 core sends nothing, so one pure-MPI point with a communication time is too few to fit
-    assert "total communication (6.6), in-sample" in text and "needs 2 pure-MPI points" in text
+    assert "total communication (6.6), in-sample" in text and ("in-sample: needs 2 pure-MPI points with a non-zero time "
+                                                              "to fit on, has 1 of the 2 measured (left out: 1 core; "
+                                                              "one process has no communication to fit (the thesis's "
+                                                              "rule))") in " ".join(text.split())
     assert "not extrapolated" in text and "(extrapolated)" not in text
     pmnf = cli("model", "pmnf", tiny_study, "--metric", "force")
     assert pmnf.returncode == 0 and "needs measurements at 3 or more parameter values, got 2" in pmnf.stdout
@@ -117,3 +122,159 @@ def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_di
 def test_a_calibration_directory_without_profiles_is_refused(tmp_path):
     out = cli("model", "recommend", "--calibration", tmp_path)
     assert out.returncode != 0 and "holds no profiles" in out.stderr
+
+
+def cli_on(cores, *args):
+    """The command on a machine of `cores` cores (this machine's split candidates), whatever the test machine has."""
+    code = ("import sys; from hybridperf.launch import machine; "
+            f"machine.local_machine = lambda: machine.Machine('test', 1, {cores}, {cores}, 1); "
+            "from hybridperf.cli import main; sys.argv[0] = 'hybridperf'; main()")
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "250"})
+
+
+def add_blocks(results, blocks, hybrid=1.0, refused=False):
+    """More blocks of tiny-md's 12^3 race (its first block's runs, hybrid's times times `hybrid`), stored through
+    the store's API; `refused`: one more block whose hybrid run ignored its threads, as a study stores it."""
+    from hybridperf.app.profile import ignored_threads
+    from hybridperf.store.db import RunRecord, Store
+
+    from conftest import FIXTURES
+
+    data = json.loads((FIXTURES / "tiny-md" / "study.json").read_text())
+    first = [r for r in data["runs"]
+             if r["params"]["size"] == 12 and r["repeat"] == 0 and r["ranks"] * r["threads"] == 2]
+    with Store(results) as store:
+        for block in range(3, 3 + blocks + refused):
+            for run in first:
+                fields = {k: v for k, v in run.items() if k != "profile_path"}
+                fields.update(configurations=tuple(run["configurations"]), repeat=block,
+                              run_key=f"{run['run_key']}-{block}")
+                profile = json.loads((FIXTURES / "tiny-md" / run["profile_path"]).read_text())
+                factor = hybrid if run["threads"] == 2 else 1.0
+                if refused and block == 3 + blocks and run["threads"] == 2:
+                    fields.update(status="failed", loop_time=None, exit_code=0, stderr=ignored_threads(
+                        {"min": 1, "max": 1}, 2, "at MPI_Finalize") + "\nMPI_ABORT was invoked")
+                    store.add_run(RunRecord(**fields, profile=None, profile_path=None))
+                    continue
+                time = next(f for f in profile["figures_of_merit"] if f["name"] == "loop_time")
+                time["value"] *= factor
+                path = results / "profiles" / f"{fields['run_key']}.json"
+                path.write_text(json.dumps(profile))
+                fields["loop_time"] = run["loop_time"] * factor
+                store.add_run(RunRecord(**fields, profile=profile, profile_path=path))
+    return results
+
+
+def one_node(text):
+    return table_rows(text)["1"]
+
+
+def test_noisy_calibration_runs_give_no_sure_answer_and_the_undecided_race_is_shown(tiny_study):
+    """tiny-md's repeats: one of its three 1x2 runs was 40% slow. The latest runs alone gave 2r×1t by 44%, winning
+    every draw; the medians, their spread and the race that could not decide show no sure winner."""
+    out = cli_on(2, "model", "recommend", "--calibration", tiny_study)
+    assert out.returncode == 0, out.stderr
+    predicted = one_node(out.stdout)
+    assert predicted[-1] != "100%" and float(predicted[-1].rstrip("%")) < 90
+    assert "±" in predicted[0] and "±" in predicted[1]  # each prediction with its interval
+    measured = table_rows(out.stdout)["1, measured"]
+    assert measured[0].endswith("(3)") and measured[2] == "undecided" and measured[-1] == "race"
+    text = out.stdout.replace("\n", " ")
+    assert "the race of study tiny-md at 2 cores: undecided after 3 blocks" in text
+    assert "the race did not decide" in text
+    assert "median of 3 runs, spread" in text  # the work and e_mt carry their runs' spread
+    # the 2x1 runs' median computation is a hair above the 1x2 runs': a negative loss, clamped and named
+    [warning] = [line for line in out.stderr.splitlines() if "warning" in line]
+    assert "threading loss at 2 threads measured -" in warning and "taken as 0" in warning
+    assert warning.count("profiles/") == 2 and warning.count(".json") == 2
+
+
+def test_a_decided_race_overrules_the_prediction(tiny_study):
+    """Twelve more blocks in which 1 rank x 2 threads is 20% faster: the race decides for it, and the answer is the
+    measurement's, whatever the model predicted."""
+    add_blocks(tiny_study, 12, hybrid=0.8)
+    out = cli_on(2, "model", "recommend", "--calibration", tiny_study)
+    assert out.returncode == 0, out.stderr
+    assert table_rows(out.stdout)["1, measured"][2] == "1r×2t"
+    text = out.stdout.replace("\n", " ")
+    assert "at 2 cores: hybrid-1 wins" in text
+    assert "the answer at 1 node is the measured one, 1r×2t: the race decided, and overrules the prediction (2r×1t)" \
+        in text
+
+
+def test_a_split_the_program_refused_is_left_out_and_says_why(tiny_study):
+    """A stored 1x2 run that ran one busy thread: 1r×2t is never recommended, and the output names the run."""
+    add_blocks(tiny_study, 0, refused=True)
+    out = cli_on(2, "model", "recommend", "--calibration", tiny_study)
+    assert out.returncode == 0, out.stderr
+    row = one_node(out.stdout)
+    assert row[0] == "left out" and row[2] == "2r×1t"
+    text = out.stdout.replace("\n", " ")
+    assert "1r×2t left out: the program was seen to refuse 2 threads per rank — run " in text
+    assert "of study tiny-md (1x2): the program ignored the thread count" in text and "MPI_ABORT" not in text
+    assert "What would change the answer" in text
+
+
+@pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+def test_a_simulated_margin_below_the_calibration_runs_noise_says_so(tiny_study):
+    """The replay is exact, its measured e_mt is not: tiny-md's 1x2 runs spread ±23%, and a margin below that between
+    a threaded split and another is marked as within the noise; the clamped e_mt is warned about here too."""
+    out = cli("model", "recommend", "--simulate", "--cluster", "stella", "--calibration", tiny_study, "--nodes", "1",
+              "--window", "2")
+    assert out.returncode == 0, out.stderr
+    row = table_rows(out.stdout)["1"]
+    assert float(row[-2].rstrip("%")) < 23 and row[-1] == "within the ±23% noise"
+    assert "noise: e_mt rests on runs that spread ±22.7%" in out.stdout.replace("\n", " ")
+    assert "hybridperf: warning: threading loss at 2 threads measured -" in out.stderr
+
+
+def test_a_preset_marks_what_it_borrows_from_another_machine_as_assumed():
+    """Stella is priced with Merlin's work rate, threading losses and fork/join: each is marked assumed in the table
+    of what would change the answer; on Merlin itself they are the thesis's own (published)."""
+    stella = cli("model", "recommend", "--cluster", "stella", "--nodes", "16")
+    assert stella.returncode == 0, stella.stderr
+    rows = table_rows(stella.stdout)
+    assert rows["work (serial seconds)"][0].startswith("7115 s; assumed: Merlin's (the thesis's), another machine than")
+    assert "assumed: Merlin's" in rows["threading loss (1 - e_mt)"][0]
+    assert rows["fork/join per threaded loop"][0] == "1.92 us at 8 threads; assumed"
+    merlin = table_rows(cli("model", "recommend", "--cluster", "merlin", "--nodes", "16").stdout)
+    assert "assumed" not in merlin["work (serial seconds)"][0] + merlin["threading loss (1 - e_mt)"][0]
+    assert merlin["fork/join per threaded loop"][0] == "1.92 us at 8 threads; measured or published"
+
+
+def test_a_calibration_priced_on_a_preset_is_borrowed_from_this_machine(tiny_study):
+    out = cli("model", "recommend", "--cluster", "merlin", "--nodes", "1", "--calibration", tiny_study)
+    assert out.returncode == 0, out.stderr
+    rows = table_rows(out.stdout)
+    assert "assumed: this machine's, another machine than Merlin" in rows["work (serial seconds)"][0]
+    assert "assumed: this machine's" in rows["threading loss (1 - e_mt)"][0]
+    assert "1, measured" not in rows  # this machine's runs do not answer for Merlin
+
+
+@pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+def test_explain_puts_the_closed_form_beside_the_replay_and_names_the_parts_that_differ():
+    """Stella, one node, a small problem: the replay prices the thesis's master-only halo packing and the closed
+    form does not, so the threaded splits disagree beyond both intervals, in threading."""
+    out = cli("model", "recommend", "--explain", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps",
+              "10", "--window", "2")
+    assert out.returncode == 0, out.stderr
+    rows = table_rows(out.stdout)
+    assert set(rows) >= {"1r×8t", "2r×4t", "4r×2t", "8r×1t"}
+    assert all(" | " in cell for cell in rows["1r×8t"][:6])  # every part both ways
+    assert rows["1r×8t"][-1].startswith("threading")
+    text = out.stdout.replace("\n", " ")
+    assert "1r×8t: the closed form says" in text and "beyond both intervals" in text and "they differ in threading" \
+        in text
+    assert "winner: closed form 8r×1t by" in text and "simulation 8r×1t by" in text
+    refused = cli("model", "recommend", "--explain", "--simulate")
+    assert refused.returncode == 2 and "not with --explain" in refused.stderr and refused.stderr.count("\n") == 1
+
+
+@pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+def test_simulated_on_stella_the_borrowed_costs_are_in_the_sensitivity():
+    out = cli("model", "recommend", "--simulate", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps",
+              "10", "--window", "2")
+    assert out.returncode == 0, out.stderr
+    rows = table_rows(out.stdout)
+    assert {"fork/join", "compute costs (borrowed: Merlin's)", "threading losses (borrowed: Merlin's)"} <= set(rows)

@@ -83,10 +83,44 @@ def test_e_ni_and_e_mp_from_injected_communication_times():
 
 
 def test_a_hybrid_run_that_sends_nothing_gives_no_e_ni():
-    """One hybrid rank sends no message: its communication time is timer noise, and the paper leaves the ratio out."""
-    runs = [fake_run(20, 1, 4, 1, 1.0, 0.3, "mpi"), fake_run(20, 1, 1, 4, 2.0, 1e-6, "hybrid", messages=0)]
+    """A hybrid run that sends no message has only timer noise for communication: the paper leaves the ratio out."""
+    runs = [fake_run(20, 2, 4, 1, 1.0, 0.3, "mpi"), fake_run(20, 2, 1, 4, 2.0, 1e-6, "hybrid", messages=0)]
     [row] = efficiency_rows(runs, cores_per_node=4)
     assert row.e_ni is None and "sends no messages" in row.missing["e_ni"]
+
+
+def test_e_ni_and_e_mp_only_across_nodes():
+    """On one node a lone hybrid rank may still send (md's periodic halo goes to itself): e_ni and e_mp would time
+    memory copies, not the network. Neither is computed, the reason is given once, and the reading averages none."""
+    runs = [fake_run(20, 1, 4, 1, 1.0, 0.3, "mpi"), fake_run(20, 1, 1, 4, 2.0, 0.2, "hybrid", messages=6)]
+    [row] = efficiency_rows(runs, cores_per_node=4)
+    assert row.e_ni is None and row.e_mp is None and row.e_cache is not None
+    assert row.missing["e_ni"] == row.missing["e_mp"] == \
+        "e_ni and e_mp need runs on two or more nodes; this study ran on one node"
+    text = reading([row])
+    assert "NI efficiency" not in text and "e_mp averages" not in text
+    assert text.endswith("e_ni and e_mp need runs on two or more nodes; this study ran on one.")
+    # with a second node count, e_ni moves to the smallest one of two or more nodes
+    runs += [fake_run(20, 2, 4, 1, 1.0, 0.3, "mpi"), fake_run(20, 2, 1, 4, 2.0, 0.2, "hybrid", messages=6)]
+    one, two = efficiency_rows(runs, cores_per_node=4)
+    assert one.e_ni is None and "these runs are on one node" in one.missing["e_ni"]
+    assert two.e_ni.value == pytest.approx(1.5) and two.e_mp.value == pytest.approx(0.2 / 0.3)
+
+
+def test_runs_of_different_stated_sizes_are_not_paired():
+    """A weak-scaling kernel's 1-core run (spmv: n^3 rows) solves less than a node's hybrid run with the same
+    parameters (nt n^3 rows): it is no `ser` run for e_mt. The size the profile states keeps them apart."""
+    def sized(run, rows):
+        run["profile"]["spmv"] = {"rows": rows}
+        return run
+
+    runs = [sized(fake_run(20, 1, 1, 1, 1.0, 0.0, "mpi"), 8000),
+            sized(fake_run(20, 1, 1, 2, 0.6, 0.0, "hybrid"), 16000)]
+    rows = efficiency_rows(runs, cores_per_node=2)
+    assert [r.size for r in rows] == [8000, 16000] and all(r.e_mt is None for r in rows)
+    runs.append(sized(fake_run(20, 1, 1, 1, 1.0, 0.0, "serial"), 16000))  # SPMV-Serial: the node's brick on one thread
+    [_, paired] = efficiency_rows(runs, cores_per_node=2)
+    assert paired.e_mt.value == pytest.approx(1.0 / (2 * 0.6))
 
 
 def test_missing_roles_are_named():
@@ -112,6 +146,10 @@ def test_efficiency_command_on_a_stored_study(tiny_study):
     assert subprocess.run([*cli, "report", str(tiny_study)], capture_output=True).returncode == 0
     html = (tiny_study / "report.html").read_text()
     assert "Efficiency parameters" in html and "a ser run (1 node(s), 1 rank x 1 thread per node): 1n x 1r x 1t (n=3)" in html
+    # the study ran on one node: no e_ni or e_mp, and a line that says why, in the terminal and the report alike
+    why = "e_ni and e_mp need runs on two or more nodes; this study ran on one"
+    assert why in out.stdout and why in html
+    assert "NI efficiency averages" not in out.stdout + html and "e_mp averages" not in out.stdout + html
 
     with Store(tiny_study) as store:  # the same study without its hybrid runs
         store.db.execute("DELETE FROM runs WHERE threads > 1")

@@ -1,10 +1,13 @@
-"""hwloc topology parsing: counts and cache sharing from hwloc's own XML (synthetic topologies)."""
+"""hwloc topology parsing: counts and cache sharing from hwloc's own XML (synthetic topologies); the MPI
+launchers' versions as `hybridperf info` shows them."""
 
+import re
 import shutil
 import subprocess
 
 import pytest
 
+from hybridperf.launch.kernels import launcher_for, launcher_version, version_line
 from hybridperf.launch.machine import local_machine, parse_topology
 
 LSTOPO = shutil.which("lstopo-no-graphics") or shutil.which("lstopo")
@@ -25,3 +28,24 @@ def test_synthetic_dual_socket_machine():
 def test_local_machine_has_cores():
     m = local_machine()
     assert m.cores >= 1 and m.pus >= m.cores
+
+
+HYDRA = """HYDRA build details:
+    Version:                                 4.0.2
+    Release Date:                            Thu Apr  7 12:34:45 CDT 2022
+    CC:                              gcc -g -O2
+    Process Manager:                         pmi
+"""
+
+
+def test_mpich_launcher_shows_mpich_version():
+    """Hydra's first line is a heading; the version is on its `Version:` line (MPICH's own release)."""
+    assert version_line(HYDRA) == "MPICH 4.0.2 (Hydra)"
+    assert version_line("mpirun (Open MPI) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/\n") == \
+        "mpirun (Open MPI) 4.1.4"
+    assert version_line("") == "unknown"
+
+
+@pytest.mark.skipif(launcher_for("mpich") is None, reason="no MPICH launcher installed")
+def test_info_names_the_installed_mpich_version():
+    assert re.search(r": MPICH \d+\.\d+", launcher_version("mpich")), launcher_version("mpich")

@@ -136,3 +136,28 @@ def test_an_assumed_lossless_threading_gets_the_loss_that_would_change_the_answe
         return recommend(c, replace(MD, thread_efficiency=eff), 16, draws=1).winner
 
     assert winner(loss * 0.99) == base and winner(loss * 1.01) != base
+
+
+def test_the_calibration_runs_noise_makes_a_margin_below_it_uncertain():
+    """Threads lose 3% against ranks, as one calibration measured it: with the loss exact, the winner wins every
+    draw; with that measurement as noisy as its runs were (20%), a margin of a few percent is not a sure win."""
+    c = cluster(par_overhead=lambda threads: 0.0)
+    exact = replace(MD, thread_efficiency=ThreadEfficiency(((2, 0.97), (4, 0.97), (8, 0.97)), "measured"))
+    noisy = replace(exact, thread_efficiency=replace(exact.thread_efficiency, noise=0.2))
+    sure, unsure = recommend(c, exact, 1), recommend(c, noisy, 1)
+    assert sure.winner == unsure.winner and unsure.margin < 0.2
+    assert sure.confidence == 1.0 and unsure.confidence < 0.8
+    threaded = Split(1, 1, 8)
+    assert unsure.times[threaded][1] > 3 * sure.times[threaded][1]  # the threaded splits' own interval widens
+
+
+def test_a_thread_count_the_program_refused_is_never_recommended():
+    """On a network slow enough that one rank of 8 threads wins, a program seen to ignore its thread count gets pure
+    MPI: the threaded splits are not candidates, at any node count, nor in the sensitivity."""
+    slow = cluster(alpha_inter=1e-2, beta_inter=1e-6)
+    refusing = replace(MD, max_threads=1, refusal="run k of study s (1x2): the program ignored the thread count")
+    verdict = recommend(slow, refusing, nodes=16)
+    assert (verdict.winner.ranks_per_node, verdict.winner.threads) == (8, 1)
+    assert list(verdict.times) == [Split(16, 8, 1)]
+    assert not crossovers(slow, refusing, [1, 4, 16, 64])
+    assert all(move.up is None and move.down is None for move in sensitivity(slow, refusing, 16).values())

@@ -119,6 +119,17 @@ def test_a_failed_run_takes_its_candidate_out_of_the_race():
     assert state.outcome == "wins" and state.leader == "a"
 
 
+def test_the_last_candidate_left_wins_at_the_minimum_blocks_and_all_failed_is_no_answer():
+    racer = Racer(["a", "b"], RULE)
+    for block in [{"a": 1.0, "b": None}, {"a": 1.1}, {"a": 1.0}]:
+        racer.add(block)
+    assert racer.running == []  # not run on alone to max_blocks
+    won = racer.state()
+    assert won.outcome == "wins" and won.leader == "a" and won.failed == ("b",) and "b failed" in won.line("x")
+    lost = race([{"a": None, "b": None}], RULE)
+    assert lost.outcome == "failed" and lost.line("x") == "x: no answer — every candidate's run failed"
+
+
 def test_out_of_blocks_the_race_is_undecided_and_says_what_would_decide_it():
     rng = np.random.default_rng(3)
     blocks = [{"a": math.exp(rng.normal(0, 0.05)), "b": math.exp(0.01 + rng.normal(0, 0.05))} for _ in range(5)]

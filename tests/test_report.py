@@ -1,9 +1,20 @@
-"""The report tells one story and only what the data can carry (read from the HTML of a committed study)."""
+"""The report tells one story and only what the data can carry (read from the HTML, terminal and --json of a
+committed study, and from the model tables of sections built here)."""
 
+import json
 import re
 import subprocess
 import sys
 from html.parser import HTMLParser
+
+import pytest
+
+from hybridperf.analysis.race import Rule
+from hybridperf.analysis.scaling import scaling
+from hybridperf.analysis.sections import Point, Section, verdicts_of
+from hybridperf.analysis.stats import summarize
+from hybridperf.models import thesis
+from hybridperf.report.tables import model_tables
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 
@@ -94,3 +105,107 @@ def test_overheads_are_a_share_of_the_pure_mpi_region(tiny_study):
     _, headers, rows = overheads
     shares = [float(r[headers.index("% of pure-MPI region")].rstrip("%")) for r in rows]
     assert shares and all(s > -100 for s in shares)
+
+
+def made_weak(results):
+    """The committed study as if it were weak scaling: each profile states a problem in proportion to its cores."""
+    for path in (results / "profiles").glob("*.json"):
+        profile = json.loads(path.read_text())
+        profile["md"]["atoms"] *= profile["run"]["ranks"] * profile["run"]["threads_per_rank"]
+        path.write_text(json.dumps(profile))
+    return results
+
+
+def points_of(html):
+    parsed = Tables()
+    parsed.feed(html)
+    return [t for t in parsed.tables if t[0].startswith("Total time")]
+
+
+def test_weak_scaling_has_efficiency_t1_over_tn_and_no_speedup(tiny_study):
+    """A study whose problem grows with the cores is judged by T(1)/T(p), ideal 1: a speedup would divide a small
+    problem's time by a large one's. The page, the terminal and --json say the same."""
+    html, terminal = report(made_weak(tiny_study))
+    tables = points_of(html)
+    assert len(tables) == 2
+    for _, headers, rows in tables:
+        assert "speedup" not in headers and "weak-scaling efficiency" in headers
+        [one_core] = [float(r[headers.index("mean")]) for r in rows if r[1] == "1"]
+        for r in rows:
+            efficiency = float(r[headers.index("weak-scaling efficiency")].split(" ± ")[0])
+            assert efficiency == pytest.approx(one_core / float(r[headers.index("mean")]), rel=6e-3)  # 3 and 4 digits
+    assert "Weak scaling: the problem grows with the cores (2,048 atoms per core)" in html
+    assert "weak eff." in terminal and not re.search(r"┃\s*speedup\s*┃", terminal)
+    out = subprocess.run([*HYBRIDPERF, "report", str(tiny_study), "--json"], capture_output=True, text=True)
+    sections = json.loads(out.stdout)["sections"]
+    assert [s["scaling"]["kind"] for s in sections] == ["weak", "weak"]
+    for s, (_, headers, rows) in zip(sections, tables):
+        assert all("speedup" not in p for p in s["scaling"]["points"])
+        shown = [float(r[headers.index("weak-scaling efficiency")].split(" ± ")[0]) for r in rows]
+        assert [p["efficiency"] for p in s["scaling"]["points"]] == pytest.approx(shown, rel=6e-3)
+
+
+def test_strong_scaling_keeps_speedup_and_efficiency(tiny_study):
+    html, terminal = report(tiny_study)
+    for _, headers, rows in points_of(html):
+        assert headers[headers.index("speedup"):headers.index("speedup") + 2] == ["speedup", "efficiency"]
+    assert re.search(r"┃\s*speedup\s*┃", terminal) and "weak eff." not in terminal
+    out = subprocess.run([*HYBRIDPERF, "report", str(tiny_study), "--json"], capture_output=True, text=True)
+    for s in json.loads(out.stdout)["sections"]:
+        assert s["scaling"]["kind"] == "strong"
+        for p in s["scaling"]["points"]:
+            assert p["efficiency"] == pytest.approx(p["speedup"] / p["cores"])
+
+
+def test_the_scaling_kind_comes_from_the_stated_problem_size():
+    assert scaling("spmv", [("pure-mpi", 1, 512.0), ("pure-mpi", 4, 2048.0), ("1x1", 2, 2048.0),
+                            ("1x1", 4, 4096.0)], "cores").weak  # each configuration grows with the cores
+    assert scaling("spmv", [("pure-mpi", 1, 512.0), ("pure-mpi", 4, 2048.0)], "nodes").why.startswith(
+        "weak scaling: the problem grows with the nodes (512 rows per node)")
+    assert not scaling("md", [("pure-mpi", 1, 2048.0), ("pure-mpi", 2, 2048.0)], "cores").weak
+    for kernel, points in (("md", [("pure-mpi", 1, 2048.0), ("pure-mpi", 2, 3000.0)]),  # grows, not in proportion
+                           ("app", [("pure-mpi", 1, None), ("pure-mpi", 2, None)])):  # no size stated
+        kind = scaling(kernel, points, "cores")
+        assert not kind.weak and kind.why.startswith("strong scaling assumed")
+
+
+NODE = 4
+
+
+def modelled(configurations, mu):
+    """Runs that follow the thesis's overall model exactly, with threading overhead `mu` (negative: the hybrid is
+    faster than any overhead >= 0 allows, so the fit holds mu at its bound)."""
+    points, runs = [], []
+    for configuration in configurations:
+        for cores in (4, 8, 16):
+            lay = thesis.layout(configuration, cores, NODE)
+            t = float(thesis.overall(1e-6, mu if lay.n_omp > 1 else 0.0, 1e-6, 100_000, lay.n_mpi, lay.n_omp,
+                                     lay.n_ppn))
+            run = {"loop_time": t, "status": "ok", "repeat": 0, "configurations": [configuration],
+                   "nodes": cores // NODE, "ranks_per_node": lay.n_ppn, "threads": lay.n_omp, "backend": "local",
+                   "profile": {"kernel": "md", "md": {"atoms": 100_000}, "regions": {},
+                               "figures_of_merit": [{"name": "loop_time", "value": t}]}}
+            points.append(Point(configuration, cores, cores, cores // NODE, lay.n_ppn, lay.n_omp, "",
+                                summarize([t]), 0, [run]))
+            runs.append(run)
+    return Section({}, "cores", points, verdicts_of(points, runs, Rule(), stopped=True), [])
+
+
+def overall_titles(section):
+    return [title for title, _, _ in model_tables(section, NODE) if title.startswith("overall (6.10)")]
+
+
+def test_a_parameter_held_at_its_bound_is_shown_as_such():
+    titles = overall_titles(modelled(("pure-mpi", "hybrid-1"), mu=-3e-6))
+    assert titles and all("mu = 0, at its bound (the best fit would make it negative" in t for t in titles)
+    assert not any(re.search(r"mu = \d\.\d+e-\d\d", t) for t in titles), titles
+
+
+def test_a_parameter_with_nothing_to_fit_on_is_not_shown_as_a_value():
+    titles = overall_titles(modelled(("pure-mpi",), mu=0.0))  # no hybrid point: nothing to fit mu on
+    assert titles and all("mu not fitted (no point to fit it on)" in t for t in titles)
+    assert not any("mu = 0" in t for t in titles)
+    fitted = overall_titles(modelled(("pure-mpi", "hybrid-1"), mu=1e-6))[1]  # in-sample: all three determined
+    values = dict(re.findall(r"(\w+) = ([\d.e+-]+) ±", fitted))
+    assert {k: float(v) for k, v in values.items()} == pytest.approx({"phi": 1e-6, "alpha": 1e-6, "mu": 1e-6},
+                                                                     rel=1e-3)

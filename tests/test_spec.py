@@ -163,3 +163,40 @@ def test_the_kernel_decides_which_grids_fit():
     with pytest.raises(SpecError, match="8x1 at 8 cores with size=6, grid=\\[1, 0, 0\\]: subdomain is 2.519 wide in y"):
         parse(text, "s.yaml", cores_per_node=2)
     assert expand(parse(text.replace("grid: [1, 0, 0]", "grid: [0, 0, 0]"), "s.yaml", cores_per_node=2))
+
+
+APP_SPEC = """study: a
+kernel: app
+app:
+  command: [lmp, -in, {script}, -log, none]
+  parser: lammps
+params: {{}}
+configurations: [pure-mpi]
+cores: [1]
+"""
+
+
+def test_relative_paths_are_taken_beside_the_spec_then_from_where_it_runs(tmp_path, monkeypatch):
+    """A spec copied with its inputs runs from anywhere; a path with no folder anywhere is refused before running;
+    a file named from the current directory (not beside the spec) is left as given."""
+    copied = tmp_path / "copy"
+    (copied / "inputs").mkdir(parents=True)
+    (copied / "inputs" / "in.lj").write_text("# input\n")
+    (copied / "Fe.eam.fs").write_text("# potential\n")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "here").mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    found = spec.load(_write(copied / "a.yaml", APP_SPEC.format(script="inputs/in.lj")), cores_per_node=2)
+    assert found.app["command"] == ["lmp", "-in", "../copy/inputs/in.lj", "-log", "none"]
+    assert spec.load(_write(copied / "b.yaml", APP_SPEC.format(script="here/in.lj")), cores_per_node=2).app[
+        "command"][2] == "here/in.lj"
+    with pytest.raises(SpecError, match=r"a.yaml:4: 'lost/in.lj': there is no folder 'lost' beside the spec .* or under"):
+        spec.load(_write(copied / "a.yaml", APP_SPEC.format(script="lost/in.lj")), cores_per_node=2)
+    md = BASE.replace("steps: 20", "steps: 20\n  potential: eam/fs\n  potential_file: Fe.eam.fs\n  elements: Fe")
+    with pytest.raises(SpecError, match=r"--potential-file \.\./copy/Fe\.eam\.fs --elements Fe: \.\./copy/Fe\.eam\.fs line 1"):
+        parse(md, "md.yaml", cores_per_node=2, base=copied)  # the kernel was given the file beside the spec
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path

@@ -83,7 +83,7 @@ def test_a_study_run_again_is_a_new_campaign_and_the_report_reads_the_latest(tin
     assert study(spec, "--no-report").returncode == 0
     first = rows(results)
     again = study(spec, "--no-report")
-    assert again.returncode == 0 and "campaign 2" in again.stdout
+    assert again.returncode == 0 and "campaign 2" in again.stdout and "(campaign 1 is kept" in again.stdout
     both = rows(results)
     assert len(both) == 2 * len(first) and {r["run_key"] for r in first} < {r["run_key"] for r in both}
     assert [r["campaign"] for r in rows(results, "SELECT * FROM campaigns")] == [1, 2]
@@ -99,6 +99,16 @@ def test_a_study_run_again_is_a_new_campaign_and_the_report_reads_the_latest(tin
     missing = subprocess.run([*HYBRIDPERF, "report", str(results), "--campaign", "7"], capture_output=True, text=True)
     assert missing.returncode == 2 and "has no campaign 7 (it has 1, 2)" in missing.stderr
     assert missing.stderr.count("hybridperf: error:") == 1  # one line, not the exit code again
+
+    # an interrupted campaign is resumed only under its own spec: after an edit the next one starts anew, and says so
+    db = sqlite3.connect(results / "results.db")
+    with db:
+        db.execute("UPDATE campaigns SET ended = 'interrupted', finished = NULL WHERE campaign = 2")
+    db.close()
+    spec.write_text(spec.read_text().replace("steps: 20", "steps: 21"))
+    edited = study(spec, "--no-report")
+    assert edited.returncode == 0 and "campaign 3" in edited.stdout
+    assert "campaigns 1–2 are kept: report --campaign N; campaign 2 was interrupted under another spec" in edited.stdout
 
 
 RACE = """study: race
@@ -202,14 +212,25 @@ results: {results}
     assert refused.returncode == 2 and "cannot read data file /nonexistent/x.data" in refused.stderr
     assert rows(results, "SELECT * FROM runs WHERE study = 'missing'") == []
 
-    # a refusal only the run itself finds (spmv's node grid is checked when it starts) is a failed run
+    # spmv's decomposition depends on the threads: asked point by point (its --plan), its refusal is the spec's error
     grid = tmp_path / "grid.yaml"
-    grid.write_text(f"study: grid\nkernel: spmv\nparams: {{n: 4, grid: [3, 1, 1]}}\nconfigurations: [pure-mpi]\n"
+    grid.write_text(f"study: grid\nkernel: spmv\nparams: {{n: 4}}\nconfigurations:\n  - hybrid-1: {{mode: hybrid}}\n"
                     f"cores: [1]\nrepeats: 1\nresults: {results}\n")
-    assert study(grid, "--no-report").returncode == 0
-    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'grid' AND warmup = 0")
+    refused = study(grid, "--no-report")
+    assert refused.returncode == 2 and "grid.yaml:5: hybrid-1 at 1 core with n=4: hybridperf-spmv refuses it: --mode " \
+        "hybrid needs more than one thread per rank" in refused.stderr
+
+    # a refusal only the run itself finds (mixbench's ping-pong counts its ranks when it starts) is a failed run,
+    # stored with the kernel's own line as its reason (not the launcher's MPI_ABORT box) and its output kept
+    pingpong = tmp_path / "pingpong.yaml"
+    pingpong.write_text(f"study: pingpong\nkernel: mixbench\nparams: {{bench: pingpong}}\nconfigurations: [pure-mpi]\n"
+                        f"cores: [1]\nrepeats: 1\nresults: {results}\n")
+    out = study(pingpong, "--no-report")
+    assert out.returncode == 0
+    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'pingpong' AND warmup = 0")
     assert failed["status"] == "failed" and failed["profile_path"] is None and failed["exit_code"] == 2
-    assert "--grid 3 1 1 needs 3 nodes" in failed["stderr"]
+    assert failed["reason"] == "hybridperf-mixbench: error: --bench pingpong needs at least 2 ranks, got 1"
+    assert (results / failed["output"]).is_file() and failed["reason"] in out.stdout
 
     slow = tmp_path / "slow.yaml"
     slow.write_text(f"study: slow\nkernel: md\nparams: {{size: 20, steps: 100000}}\nconfigurations: [pure-mpi]\n"
@@ -261,9 +282,11 @@ def test_a_schema_1_store_is_migrated_to_profile_files(tiny_study):
 
 
 def back_to_schema_2(results) -> None:
-    """A store as schema 2 wrote it: no campaigns, no block positions or warm-ups."""
+    """A store as schema 2 wrote it: no campaigns, no block positions or warm-ups (nor schema 4's columns)."""
     db = sqlite3.connect(results / "results.db")
     with db:
+        for column in ("reason", "output"):
+            db.execute(f"ALTER TABLE runs DROP COLUMN {column}")
         db.execute("DROP TABLE campaigns")
         db.execute("DROP INDEX runs_by_study")
         for column in ("campaign", "position", "warmup"):
@@ -306,3 +329,12 @@ def test_bad_spec_exits_2_naming_the_line(tmp_path):
     assert out.returncode == 2
     assert f"{spec}:6: unknown key 'repetitions' (did you mean 'repeats'?)" in out.stderr.replace("\n", "")
     assert not (tmp_path / "r").exists()
+
+
+def test_budget_on_the_command_line_replaces_the_specs(tmp_path, md_binary):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY.format(results=tmp_path / "res"))
+    dry = study(spec, "--dry-run", "--budget", "1m30s")
+    assert dry.returncode == 0 and "2 block(s) each, verdicts at 90% confidence, budget 90 s of runs" in dry.stdout
+    bad = study(spec, "--budget", "soon")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--budget must be a duration" in bad.stderr

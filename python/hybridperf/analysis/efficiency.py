@@ -7,13 +7,17 @@
 
 e_ni and e_mp are reciprocal ratios of the same two times; the paper measures e_ni on a small number
 of nodes (message lengths m1, m2 differ, the NI effect isolated) and e_mp across node counts (scaled
-problem), so here e_ni is computed at the smallest node count of each problem and e_mp at every one.
+problem), so here e_ni is computed at the smallest node count of each problem and e_mp at every one — both
+only on two or more nodes: they measure the network between nodes, and on one node (where md's lone hybrid
+rank still sends its halo to itself) they would time memory copies instead.
 
 Runs take roles from their shape on a node of P cores: `mpi` is P ranks x 1 thread per node, `hyb` is
 1 rank x P threads (nt = P), `ser` is 1 rank x 1 thread per node (the hybrid decomposition on one
 thread: Chow & Hysom's SPMV-Serial). Runs are paired when they solve the same problem — the same
 parameters, ignoring a parameter named `mode` and any parameter a study sets per configuration (they
-say how the problem is run, e.g. SPMV's decomposition) — on the same number of nodes. Computation and communication times are the sums of the
+say how the problem is run, e.g. SPMV's decomposition), and the same problem size where the kernel states
+it (`analysis.scaling`: a weak-scaling study's 1-core run solves a core's share, not a node's) — on the same
+number of nodes. Computation and communication times are the sums of the
 regions the kernel's profile lists in `region_groups` (md: force + neighbor; halo_exchange +
 migration + reduction), rank-averaged, per run; each role's time is the mean over its repeats, and
 the error of a ratio is propagated from the SEMs (relative errors in quadrature).
@@ -27,10 +31,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from hybridperf.analysis.scaling import problem_size
 from hybridperf.analysis.stats import summarize, Summary
 
 ROLES = ("mpi", "hyb", "ser")
 IGNORED_PARAMS = ("mode",)
+NEEDS_NODES = "e_ni and e_mp need runs on two or more nodes"
 
 
 class MissingRuns(ValueError):
@@ -111,6 +117,7 @@ class RoleTimes:
 @dataclass
 class Row:
     problem: dict[str, Any]
+    size: float | None  # the problem size the kernel states (analysis.scaling), if it does
     nodes: int
     nt: int
     e_mt: Value | None
@@ -123,8 +130,9 @@ class Row:
     message_bytes: dict[str, float | None]
 
 
-def _problem_key(params: dict[str, Any], ignored: set[str]) -> str:
-    return json.dumps({k: v for k, v in params.items() if k not in ignored}, sort_keys=True)
+def _problem_key(run: dict[str, Any], ignored: set[str]) -> str:
+    return json.dumps([{k: v for k, v in run["params"].items() if k not in ignored}, problem_size(run["profile"])],
+                      sort_keys=True)
 
 
 def role_times(runs: list[dict[str, Any]], cores_per_node: int,
@@ -135,7 +143,7 @@ def role_times(runs: list[dict[str, Any]], cores_per_node: int,
     for r in runs:
         who = role(r, cores_per_node)
         if who and r["status"] == "ok" and r["profile"]:
-            grouped.setdefault((_problem_key(r["params"], ignored), r["nodes"], who), []).append(r)
+            grouped.setdefault((_problem_key(r, ignored), r["nodes"], who), []).append(r)
     out = {}
     for key, rs in grouped.items():
         sizes = [m for m in (mean_message_bytes(r["profile"]) for r in rs) if m is not None]
@@ -161,11 +169,10 @@ def _try(name: str, needs: list[tuple[str, RoleTimes | None]], compute, paired: 
 
 
 def _communicating(times: RoleTimes, nodes: int) -> Summary:
-    """The communication time of a role that really sends messages (a lone hybrid rank sends none:
-    its 'communication' is timer noise, and the paper leaves those ratios out)."""
+    """The communication time of a role that really sends messages (one that sends none has only timer noise
+    for 'communication', and the paper leaves those ratios out)."""
     if times.messages == 0:
-        raise MissingRuns(f"the hyb run sends no messages on {nodes} node(s) (a single rank): e_ni and e_mp need "
-                          "two or more nodes, as in the paper")
+        raise MissingRuns(f"the hyb run sends no messages on {nodes} nodes: its communication time is timer noise")
     return times.comm
 
 
@@ -178,10 +185,12 @@ def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
     times = role_times(runs, cores_per_node, ignored)
     nt = cores_per_node
     rows = []
-    smallest: dict[str, int] = {}
+    smallest: dict[str, int] = {}  # the fewest nodes, two or more, of each problem: where e_ni is measured
     order: dict[str, int] = {}
+    one_node = "this study ran on one" if all(nodes < 2 for _, nodes, _ in times) else "these runs are on one"
     for problem, nodes, _ in times:
-        smallest[problem] = min(nodes, smallest.get(problem, nodes))
+        if nodes >= 2:
+            smallest[problem] = min(nodes, smallest.get(problem, nodes))
         order.setdefault(problem, len(order))
     for problem, nodes in sorted(dict.fromkeys((k[0], k[1]) for k in times), key=lambda k: (order[k[0]], k[1])):
         t = {who: times.get((problem, nodes, who)) for who in ROLES}
@@ -194,15 +203,19 @@ def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
         cache = _try("e_cache", [(f"an mpi run ({label}, {nt} ranks x 1 thread per node)", t["mpi"]),
                                  (f"a hyb run ({label}, 1 rank x {nt} threads)", t["hyb"])],
                      lambda: e_cache(t["mpi"].comp, t["hyb"].comp), paired, missing)
-        ni = None
-        if nodes == smallest[problem]:
-            ni = _try("e_ni", [(f"an mpi run ({label})", t["mpi"]), (f"a hyb run ({label})", t["hyb"])],
-                      lambda: e_ni(t["mpi"].comm, _communicating(t["hyb"], nodes)), paired, missing)
-        # e_mp(p/nt) = t_comm_hyb(p/nt) / t_comm_mpi(p): on the same nodes, the hybrid run has p/nt processes
-        mp = _try("e_mp", [(f"a hyb run ({label})", t["hyb"]), (f"an mpi run ({label})", t["mpi"])],
-                  lambda: e_mp(_communicating(t["hyb"], nodes), t["mpi"].comm), paired, missing)
+        ni = mp = None
+        if nodes < 2:
+            missing["e_ni"] = missing["e_mp"] = f"{NEEDS_NODES}; {one_node} node"
+        else:
+            if nodes == smallest[problem]:
+                ni = _try("e_ni", [(f"an mpi run ({label})", t["mpi"]), (f"a hyb run ({label})", t["hyb"])],
+                          lambda: e_ni(t["mpi"].comm, _communicating(t["hyb"], nodes)), paired, missing)
+            # e_mp(p/nt) = t_comm_hyb(p/nt) / t_comm_mpi(p): on the same nodes, the hybrid run has p/nt processes
+            mp = _try("e_mp", [(f"a hyb run ({label})", t["hyb"]), (f"an mpi run ({label})", t["mpi"])],
+                      lambda: e_mp(_communicating(t["hyb"], nodes), t["mpi"].comm), paired, missing)
         ratios = {who: rt.comm.mean / rt.comp.mean for who, rt in t.items() if rt and rt.comp.mean}
-        rows.append(Row(json.loads(problem), nodes, nt, mt, cache, ni, mp, ratios, paired, missing,
+        params, size = json.loads(problem)
+        rows.append(Row(params, size, nodes, nt, mt, cache, ni, mp, ratios, paired, missing,
                         {who: rt.message_bytes for who, rt in t.items() if rt}))
     return rows
 
@@ -229,6 +242,6 @@ def reading(rows: list[Row]) -> str:
                      + ("faster" if ni > 1 else "slower") + " than pure MPI's on the same nodes")
     if mp is not None:
         parts.append(f"e_mp averages {mp:.2f} (below 1 means hybrid communication is faster)")
-    if not parts:
-        return "No parameter could be computed: the study lacks the mpi / hyb / ser runs it needs."
-    return "; ".join(parts) + "."
+    text = "; ".join(parts) + "." if parts else \
+        "No parameter could be computed: the study lacks the mpi / hyb / ser runs it needs."
+    return f"{text} {NEEDS_NODES}; this study ran on one." if rows and all(r.nodes < 2 for r in rows) else text

@@ -169,7 +169,7 @@ class Standing:
 
 @dataclass(frozen=True)
 class Race:
-    outcome: str  # wins | tie | undecided | open | only
+    outcome: str  # wins | tie | undecided | open | only | failed (every candidate's runs failed)
     leader: str
     standings: tuple[Standing, ...]  # leader first, then by ratio
     blocks: int
@@ -190,6 +190,11 @@ class Race:
         return min(rest, key=lambda s: s.ratio) if rest else None
 
     @property
+    def failed(self) -> tuple[str, ...]:
+        """The candidates that left the race because a run of theirs failed."""
+        return tuple(s.candidate for s in self.standings if s.state == "failed")
+
+    @property
     def below_band(self) -> bool:
         """A win whose whole lead interval lies inside the tie band: real, but below what was declared to matter."""
         r = self.runner_up
@@ -198,9 +203,12 @@ class Race:
     def line(self, title: str) -> str:
         """One line: who won or tied, by what, after how many blocks; or why it is not decided."""
         r = self.runner_up
+        if self.outcome == "failed":
+            return f"{title}: no answer — every candidate's run failed"
         if self.outcome == "wins":
             lead = f" — {r.candidate} {r.lead_text()} slower" if r else ""
-            return f"{title}: {self.leader} wins{lead} ({self.blocks} blocks)"
+            failed = f"; {', '.join(self.failed)} failed" if self.failed else ""
+            return f"{title}: {self.leader} wins{lead} ({self.blocks} blocks{failed})"
         if self.outcome == "tie":
             band = f"±{100 * self.rule.tie_within:g}%"
             return f"{title}: tie within {band} — {', '.join(self.tied)} ({self.blocks} blocks)"
@@ -247,12 +255,12 @@ class Racer:
         for a, b in itertools.permutations(timed, 2):
             self.pairs[a, b].add(timed[a] - timed[b], self.alpha)
         self.alive = [c for c in self.alive if c not in self.failed]
-        if self.blocks >= self.rule.min_blocks and len(self.alive) > 1:
+        if self.blocks >= self.rule.min_blocks and len(self.candidates) > 1 and self.alive:
             beaten = {a for a in self.alive if any(self.pairs[a, b].low > 0 for b in self.alive if b != a)}
             if beaten and len(beaten) < len(self.alive):
                 self.lost |= beaten
                 self.alive = [c for c in self.alive if c not in beaten]
-            self.closed = self._closing()
+            self.closed = self._closing()  # the last one left, the others failed, wins without running on alone
 
     def _leader(self) -> str:
         """The candidate whose paired ratios against the others are lowest (summed medians; ties by median time),
@@ -282,7 +290,7 @@ class Racer:
         """Where the race stands. `stopped`: the study's budget ran out, so an open race ends undecided."""
         rule, done = self.rule, self.blocks
         if not self.alive:
-            return self._summary("undecided", self.candidates[0])
+            return self._summary("failed", self.candidates[0])
         if len(self.candidates) == 1:
             outcome = "only" if done >= rule.min_blocks else ("undecided" if stopped else "open")
         elif self.closed:

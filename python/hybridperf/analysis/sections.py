@@ -2,8 +2,10 @@
 
 Per parameter set (e.g. each problem size) and per point (configuration x scale):
 - total time: mean, 1 SEM, min, median, n of the loop time (the max over ranks of each run);
-- speedup S = T(1) / T(p) and parallel efficiency S / p, on means, against the 1-core run (or, when
-  there is none, relative to the smallest core count measured);
+- strong scaling (the same problem at every scale): speedup S = T(1) / T(p) and parallel efficiency S / p, on
+  means, against the 1-core run (or, when there is none, relative to the smallest core count measured); weak
+  scaling (the problem grows with the scale, `analysis.scaling`): efficiency T(1) / T(p) alone, against the
+  fewest cores that solve the same problem per core (or per node);
 - communication time (the profile's `region_groups.communication`) and its share of the total;
   point-to-point, collective and barrier time; bytes and messages per process and in total per step;
 - per-region times (rank average), threading overhead per region = hybrid - pure MPI at equal cores
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from hybridperf.analysis.race import exact_race, race, Race, Rule, Standing
+from hybridperf.analysis.scaling import ASSUMED_STRONG, problem_size, Scaling, scaling
 from hybridperf.analysis.stats import summarize, Summary
 from hybridperf.shapes import Design
 
@@ -39,9 +42,11 @@ class Point:
     time: Summary | None
     failed: int
     runs: list[dict[str, Any]] = field(repr=False, default_factory=list)
-    speedup: float | None = None
-    efficiency: float | None = None
+    speedup: float | None = None  # strong scaling only
+    efficiency: float | None = None  # S / p (strong) or T(1) / T(p) (weak)
     speedup_error: float | None = None  # 1 SEM, propagated from the two times' SEMs
+    efficiency_error: float | None = None  # the same
+    problem: float | None = None  # the global problem size its runs state (analysis.scaling), if any
 
     def mean_of(self, extract) -> float | None:
         values = [extract(r["profile"]) for r in self.runs]
@@ -107,6 +112,7 @@ class Section:
     verdicts: list[Verdict]
     regions: list[str]
     rule: Rule = field(default_factory=Rule)
+    scaling: Scaling = ASSUMED_STRONG
 
     def title(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "all runs"
@@ -174,25 +180,44 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
                     and all(r["params"].get(k) == v for k, v in own.items())]
             ok = [r for r in mine if r["status"] == "ok" and r["loop_time"] is not None]
             pts.append(Point(config, scale, n * rpn * t, n, rpn, t, mine[0]["mode"] if mine else "",
-                             summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok))
-        _speedups(pts)
+                             summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok,
+                             problem=problem_size(ok[0]["profile"]) if ok else None))
+        measured = [p for p in pts if p.time]
+        kernel = measured[0].runs[0]["profile"]["kernel"] if measured else ""
+        kind = scaling(kernel, [(p.configuration, p.scale, p.problem) for p in measured], design.axis)
+        (_weak_efficiencies if kind.weak else _speedups)(measured)
         regions = list(dict.fromkeys(name for p in pts for r in p.runs for name in r["profile"]["regions"]))
         sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions,
-                                rule))
+                                rule, kind))
     return sections
 
 
-def _speedups(pts: list[Point]) -> None:
-    measured = [p for p in pts if p.time]
+def _relative_error(base: Point, p: Point) -> float:
+    """The relative error of a ratio of the two points' mean times (none when they are the same runs)."""
+    if (p.nodes, p.ranks_per_node, p.threads) == (base.nodes, base.ranks_per_node, base.threads):
+        return 0.0
+    return math.hypot(base.time.error / base.time.mean, p.time.error / p.time.mean)
+
+
+def _speedups(measured: list[Point]) -> None:
     if not measured:
         return
     base = min(measured, key=lambda p: (p.cores, p.time.mean))
     for p in measured:
         p.speedup = base.cores * base.time.mean / p.time.mean
         p.efficiency = p.speedup / p.cores
-        same_run = (p.nodes, p.ranks_per_node, p.threads) == (base.nodes, base.ranks_per_node, base.threads)
-        relative = 0.0 if same_run else math.hypot(base.time.error / base.time.mean, p.time.error / p.time.mean)
-        p.speedup_error = p.speedup * relative
+        p.speedup_error = p.speedup * _relative_error(base, p)
+        p.efficiency_error = p.speedup_error / p.cores
+
+
+def _weak_efficiencies(measured: list[Point]) -> None:
+    """T(1) / T(p), the base the fewest cores that solve as much per unit of scale (a serial-mode configuration
+    solves a node's share on one core, so it is measured against itself, not against a core's share)."""
+    for p in measured:
+        peers = [q for q in measured if math.isclose(q.problem / q.scale, p.problem / p.scale, rel_tol=1e-9)]
+        base = min(peers, key=lambda q: (q.cores, q.time.mean))
+        p.efficiency = base.time.mean / p.time.mean
+        p.efficiency_error = p.efficiency * _relative_error(base, p)
 
 
 def _simulated(runs: list[dict[str, Any]]) -> bool:

@@ -111,4 +111,4 @@ def ignored_threads(busy: dict[str, int] | None, threads: int, where: str) -> st
         return None
     return (f"the program ignored the thread count: asked for {threads} threads per rank (OMP_NUM_THREADS={threads})"
             f", it ran no more than one busy thread (CPU time per thread read {where}); a program that sets its own "
-            "thread count needs {threads} in its command")
+            "thread count needs {threads} in its command")  # a placeholder of the spec, written as the user writes it

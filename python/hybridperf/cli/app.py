@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from hybridperf import __version__
-from hybridperf.analysis import affinity, compare
+from hybridperf.analysis import affinity, compare, failure
 from hybridperf.analysis.race import Racer, Rule
+from hybridperf.analysis.scaling import problem_size
 from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potential as cli_potential,
                             simulate as cli_simulate, study as cli_study)
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
@@ -147,7 +149,8 @@ def run(
         with console.status(f"running {kernel}: {ranks} rank(s) x {threads} thread(s)"):
             outcome = execute(launch, path)
     if outcome.profile is None:
-        errors.print(kernel_errors(outcome.stderr), markup=False, highlight=False)
+        errors.print(failure.reason(outcome.stderr) or "(its error output was only the launcher's boilerplate)",
+                     markup=False, highlight=False)
         fail(f"the run failed (exit status {outcome.returncode}) and wrote no profile", outcome.returncode or 1)
     warnings = affinity.placement_warnings(outcome.profile["run"], cores)
     summary.show(outcome.profile, console, warnings)
@@ -214,7 +217,7 @@ def compare_splits(
                 spent += outcome.elapsed
                 if outcome.profile is None:
                     bar.console.print(f"[red]{split} failed[/red] (exit {outcome.returncode}): "
-                                      f"{kernel_errors(outcome.stderr)}", markup=True, highlight=False)
+                                      f"{escape(failure.reason(outcome.stderr))}", markup=True, highlight=False)
                     times[str(split)] = None
                 else:
                     kept[split].append(outcome.profile)
@@ -223,8 +226,15 @@ def compare_splits(
     if not any(kept.values()):
         fail("every run failed; nothing to compare", 1)
     medians = [(s, _median_run(profiles)) for s, profiles in kept.items() if profiles]
-    console.print(summary.comparison_table(compare.comparison_rows(medians), kernel))
-    console.print(racer.state(stopped=bool(racer.running)).line(f"{kernel} {' '.join(ctx.args)}".strip()), markup=False)
+    race = racer.state(stopped=bool(racer.running))
+    sizes = {str(s): problem_size(p) for s, p in medians}
+    console.print(summary.comparison_table(compare.comparison_rows(medians), kernel, race))
+    if len(set(sizes.values())) > 1:
+        console.print(f"[yellow]warning:[/yellow] the splits solved problems of different sizes "
+                      f"({', '.join(f'{s}: {n:,.0f}' for s, n in sizes.items() if n)}), so their times, speedups "
+                      "and verdict do not compare one problem (spmv's --n is a brick per rank or node: "
+                      "docs/spmv.md)", highlight=False)
+    console.print(race.line(f"{kernel} {' '.join(ctx.args)}".strip()), markup=False)
     console.print(f"profiles: {results / 'runs'}")
 
 
@@ -242,12 +252,6 @@ app.add_typer(cli_model.model_app, name="model")
 app.add_typer(cli_cluster.cluster_app, name="cluster")
 app.add_typer(cli_potential.potential_app, name="potential")
 app.command(name="simulate")(cli_simulate.simulate)
-
-
-def kernel_errors(stderr: str) -> str:
-    """The kernel's own error lines when it wrote any, else the end of the launcher's stderr."""
-    own = [line for line in stderr.splitlines() if line.startswith("hybridperf-")]
-    return "\n".join(own) if own else "\n".join(stderr.rstrip().splitlines()[-20:])
 
 
 def main() -> None:

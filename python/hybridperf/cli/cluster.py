@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from hybridperf import cluster, profile
+from hybridperf.analysis import failure
 from hybridperf.cli.ui import console, fail
 from hybridperf.files import write_atomic
 from hybridperf.launch import runner
@@ -84,8 +85,7 @@ def _measure(kernel: str, ranks: int, threads: int, cores: int, args: list[str],
     console.print(f"measuring: {launch.shell()}", highlight=False)
     outcome = runner.execute(launch, path, timeout=300)
     if outcome.profile is None:
-        own = [line for line in outcome.stderr.splitlines() if "error: " in line]
-        fail(f"{kernel} failed ({outcome.returncode}): {(own[0] if own else outcome.stderr.strip()[-300:])}")
+        fail(f"{kernel} failed ({outcome.returncode}): {failure.reason(outcome.stderr) or 'it said nothing'}")
     return outcome.profile
 
 

@@ -18,7 +18,6 @@ from hybridperf.simulate import sensitivity as moves, study as simulation, valid
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
-from hybridperf.study.expand import expand
 from hybridperf.study.spec import Study
 
 COSTS = ("auto", "measured", "thesis")
@@ -109,7 +108,7 @@ def _sensitivity(study: Study, described: cluster.ClusterSpec, outcome: simulati
                  models_on: moves.ModelsOn) -> list[moves.Point]:
 
     plans: dict = {}
-    return moves.points(outcome.stored, {p.key: p for p in expand(study)}, described, models_on,
+    return moves.points(outcome.stored, {p.key: p for p in outcome.plans}, described, models_on,
                         lambda run: simulation.plan_of(study, described, run, plans),
                         progress=lambda line: errors.print(line, highlight=False))
 

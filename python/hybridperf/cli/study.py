@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -32,6 +32,13 @@ def _node_cores(backend: str) -> int:
     return machine.local_machine().cores
 
 
+def with_budget(study: spec.Study, budget: str) -> spec.Study:
+    """The study with its rule's budget replaced (its confidence, band and blocks kept)."""
+    r = study.rule
+    return replace(study, decide={"confidence": r.confidence, "tie_within": r.tie_within, "min_blocks": r.min_blocks,
+                                  "max_blocks": r.max_blocks, "budget": spec.duration(budget, "--budget")})
+
+
 def _backend(study: spec.Study, results: Path):
     if study.backend == "slurm":
         from hybridperf.study.backends.slurm import SlurmBackend
@@ -47,11 +54,16 @@ def study(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print each race's candidates with their launch lines "
                                                             "(slurm: write the batch scripts) and run nothing.")] = False,
     write_report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report at the end.")] = True,
+    budget: Annotated[Optional[str], typer.Option(help="Seconds of runs the study may spend (30s, 5m, 1h, none), in "
+                                                       "place of its decide: budget; the races still open then end "
+                                                       "undecided.")] = None,
 ) -> None:
     """Run a study: race the splits at each scale in blocks until each is decided (wins or tie) or the budget is
     spent; every run stored as it ends, in a new campaign each time (an interrupted one resumes)."""
     try:
         st = spec.load(spec_file, cores_per_node=_node_cores, backend=backend)
+        if budget is not None:
+            st = with_budget(st, budget)
         directory = results or Path(st.results)
         runner = _backend(st, directory)
         if st.app is not None:
@@ -78,6 +90,9 @@ def study(
     console.print(f"{st.name}: campaign {outcome.campaign}, {len(outcome.stored)} runs done now"
                   + (f", {outcome.resumed} before" if outcome.resumed else "")
                   + f"; {len(outcome.failed)} failed; results in {directory / 'results.db'}")
+    if outcome.failed:
+        console.print("once what failed is fixed, run the same command again: a new campaign runs every point "
+                      "(this one is kept)", style="dim")
     if write_report:
         _report(directory, st.name)
 

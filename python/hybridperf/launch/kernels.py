@@ -66,9 +66,14 @@ _LAUNCHERS = {
 }
 
 
-def _first_line(exe: str) -> str:
-    result = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
-    lines = [line.strip() for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+def version_line(output: str) -> str:
+    """The version a launcher's `--version` prints, in one line. Open MPI and Slurm put it on their first line
+    ('mpirun (Open MPI) 4.1.4'); MPICH's Hydra opens with a heading, 'HYDRA build details:', and gives it on an
+    indented 'Version:' line — Hydra ships with MPICH and carries MPICH's release number."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if lines and lines[0].startswith("HYDRA"):
+        version = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("Version:")), "")
+        return f"MPICH {version} (Hydra)" if version else lines[0]
     return lines[0] if lines else "unknown"
 
 
@@ -99,14 +104,13 @@ def launcher_version(flavor: str) -> str:
     exe = launcher_for(flavor)
     if not exe or not shutil.which(exe):
         return "not found"
-    if flavor == "slurm":
-        try:  # without a configuration srun may look for a controller for a minute before it gives up
-            result = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False, timeout=10)
-        except subprocess.TimeoutExpired:
-            result = None
-        if result is None or result.returncode != 0:
-            return "Slurm installed, no controller reachable (no usable slurm.conf; set SLURM_CONF)"
-    return f"{exe}: {_first_line(exe)}"
+    try:  # without a configuration srun may look for a controller for a minute before it gives up
+        result = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False, timeout=10)
+    except subprocess.TimeoutExpired:
+        result = None
+    if flavor == "slurm" and (result is None or result.returncode != 0):
+        return "Slurm installed, no controller reachable (no usable slurm.conf; set SLURM_CONF)"
+    return f"{exe}: {version_line(result.stdout + result.stderr) if result else 'no answer to --version in 10 s'}"
 
 
 @lru_cache(maxsize=None)

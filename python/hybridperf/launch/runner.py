@@ -29,6 +29,8 @@ class RunOutcome:
     stderr: str
     timed_out: bool = False
     elapsed: float = 0.0
+    output: Path | None = None  # where the run's output was kept (None: nowhere)
+    reason: str | None = None  # why it failed, when the front end knows better than its output says
 
 
 def default_profile_path(results: Path, kernel: str, config: Configuration) -> Path:
@@ -75,7 +77,9 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
     The launcher runs in its own process group, so a timeout or Ctrl-C stops every rank, not just
     mpirun; on Ctrl-C the group is killed and KeyboardInterrupt propagates. A profile left by an
     earlier attempt is removed first, so a profile found afterwards is this run's."""
-    profile_path.parent.mkdir(parents=True, exist_ok=True)
+    for folder in (profile_path.parent, output.parent if output else None):
+        if folder:
+            folder.mkdir(parents=True, exist_ok=True)
     profile_path.unlink(missing_ok=True)
     env = {**os.environ, **launch.env}
     started = time.monotonic()
@@ -102,7 +106,7 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
             watch.stop()
     loaded = profile.load(profile_path) if profile_path.exists() and not timed_out else None
     return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out,
-                      time.monotonic() - started)
+                      time.monotonic() - started, output)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -4,7 +4,8 @@ machines and Chow & Hysom's IBM SP, each figure with its source or marked assume
 A figure a description marks assumed is marked so in the Cluster too (`Cluster.assumed`), and
 `hybridperf model recommend` prints how far every input would have to move to change the answer. For the MD
 problem the thesis also publishes what a Merlin core computes per atom-step (Table 4.8) and how much its
-force loop loses to threads (Tables 4.6/4.7): `md_problem_on` uses both."""
+force loop loses to threads (Tables 4.6/4.7): `md_problem_on` uses both. On any other cluster those are
+borrowed from another machine, as are a calibration's own runs on any preset: `borrowed` marks them assumed."""
 
 from __future__ import annotations
 
@@ -42,3 +43,20 @@ def md_problem_on(size: int = THESIS_SMALL_SIZE, steps: int = THESIS_STEPS) -> P
     return replace(problem, thread_efficiency=ThreadEfficiency(points, source),
                    work_source=f"thesis Table 4.8: {rate * 1e9:.0f} ns per atom-step on a Merlin core (pure MPI, "
                                "128 cores: force, movea, moveb, hloop)")
+
+
+THESIS_MACHINE = "merlin"  # the cluster md_problem_on's work rate and threading losses were measured on
+
+
+def borrowed(problem: Problem, whose: str, on: str) -> Problem:
+    """The problem with the figures it took from another machine marked assumed: its work and its measured or
+    published threading losses are `whose` (Merlin's, this machine's), not those of the cluster it is priced on
+    (`on`), whose processor may be faster or slower and lose more or less to threads. Figures already assumed or
+    given stay as they are."""
+    note = f"assumed: {whose}, another machine than {on}; "
+    eff = problem.thread_efficiency
+    if eff.points and not eff.assumed:
+        problem = replace(problem, thread_efficiency=replace(eff, source=note + eff.source))
+    if problem.work_source.startswith(("assumed", "given")):
+        return problem
+    return replace(problem, work_source=note + problem.work_source)

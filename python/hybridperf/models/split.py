@@ -15,10 +15,13 @@ placement (on-node and off-node; K, the share of halo traffic leaving the node, 
 thesis), and the processes of a node share its network interface: their off-node messages queue at it
 (alpha and beta times N_ppn for the off-node part — Chow & Hysom's Tables 6-7, where per-message
 overhead grows with the pairs per node, and the N_ppn factors of the thesis's eqs. 6.3-6.4).
-Uncertainty: every input carries a relative error; a Monte Carlo over them gives each prediction's
-spread and the probability that the predicted winner really wins. Where an input is not measured, the
-answer must not rest on it unseen: `sensitivity` finds, for every input, how far it would have to move
-for another split to win. Pure functions.
+Uncertainty: every input carries a relative error -- the assumed error bars of unmeasured inputs, and for
+measured ones the spread of the runs they were calibrated on (the work's, e_mt's: `ThreadEfficiency.noise`) --
+and a Monte Carlo over them gives each prediction's spread and the probability that the predicted winner
+really wins. A split the program was seen to refuse (`Problem.max_threads`) is never a candidate. Where an
+input is not measured, the answer must not rest on it unseen: `sensitivity` finds, for every input, how far
+it would have to move for another split to win. `parts` gives each term alone, for setting the closed form
+beside a simulation of the same split. Pure functions.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class ThreadEfficiency:
 
     points: tuple[tuple[int, float], ...] = ()
     source: str = "assumed: threads lose nothing"
+    noise: float = 0.0  # relative error of the measured points: the spread of the runs they came from
+    warnings: tuple[str, ...] = ()  # measured points clamped to e_mt <= 1, naming the runs
 
     def __call__(self, threads: int) -> float:
         known = sorted({(1, 1.0), *self.points})
@@ -110,6 +115,8 @@ class Problem:
     thread_efficiency: ThreadEfficiency = ThreadEfficiency()
     work_source: str = "assumed"
     comm_source: str = "the kernel's decomposition (Table 6.1 shape)"
+    max_threads: int | None = None  # the most threads per rank the program was not seen to refuse (None: any)
+    refusal: str = ""  # why splits with more are left out: the stored run that refused them
 
     def doubled(self) -> "Problem":
         return replace(self, name=f"{self.name} x2", work_seconds=2 * self.work_seconds,
@@ -170,13 +177,21 @@ class Split(Placement):
         return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t"
 
 
-def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, float] | None = None) -> float:
-    """Predicted seconds; `scale` multiplies inputs (for the Monte Carlo): work, network, overhead."""
+PARTS = ("compute", "threading", "point-to-point", "collectives")
+
+
+def parts(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, float] | None = None) -> dict[str, float]:
+    """Predicted seconds of each part of the run (PARTS): the work shared by every core as if threads lost nothing;
+    what threads cost (their loss on the work, 1 / e_mt - 1 of it, and the fork/join of the threaded loops); the
+    halo; the global sums. `scale` multiplies inputs (for the Monte Carlo): work, network, overhead, and e_mt by
+    its measurement's noise (threads), never above 1."""
     s = scale or {}
     n_mpi, n_ppn, n_omp = split.ranks, split.ranks_per_node, split.threads
     busy = min(cluster.cores_per_node, n_ppn * n_omp)
     efficiency = problem.thread_efficiency.scaled(s.get("overhead", 1.0))(n_omp)
-    work = s.get("work", 1.0) * problem.work_seconds / (n_mpi * n_omp * cluster.node_efficiency(busy) * efficiency)
+    if n_omp > 1:
+        efficiency = min(1.0, efficiency * s.get("threads", 1.0))
+    work = s.get("work", 1.0) * problem.work_seconds / (n_mpi * n_omp * cluster.node_efficiency(busy))
     threads = s.get("overhead", 1.0) * problem.parallel_loops * cluster.par_overhead(n_omp) if n_omp > 1 else 0.0
     k = thesis.k_share(n_ppn, cluster.cores_per_node) if split.nodes > 1 else 0.0
     net = s.get("network", 1.0)
@@ -184,13 +199,29 @@ def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, f
     beta = net * (k * cluster.beta_inter * n_ppn + (1 - k) * cluster.beta_intra)
     p2p = problem.messages(n_mpi) * alpha + problem.halo_bytes(n_mpi) * (beta + cluster.beta_pack) if n_mpi > 1 else 0.0
     coll = problem.collectives * alpha * 2 * math.log2(n_mpi) if n_mpi > 1 else 0.0
-    return work + threads + p2p + coll
+    return dict(zip(PARTS, (work, work * (1 / efficiency - 1) + threads, p2p, coll)))
+
+
+def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, float] | None = None) -> float:
+    """Predicted seconds: the sum of the parts."""
+    return sum(parts(cluster, problem, split, scale).values())
 
 
 def splits_of(cluster: Cluster, nodes: int) -> list[Split]:
     """Every ranks x threads per node that fills the node's cores."""
     c = cluster.cores_per_node
     return [Split(nodes, r, c // r) for r in range(1, c + 1) if c % r == 0]
+
+
+def refused(problem: Problem, split: Split) -> bool:
+    """Whether the program was seen to refuse the split's thread count."""
+    return problem.max_threads is not None and split.threads > problem.max_threads
+
+
+def candidates(cluster: Cluster, problem: Problem, nodes: int) -> list[Split]:
+    """The splits that may be recommended: every split of the node but those the program refused (pure MPI,
+    one thread per rank, is always among them)."""
+    return [s for s in splits_of(cluster, nodes) if not refused(problem, s)]
 
 
 @dataclass
@@ -205,13 +236,14 @@ class Verdict:
 
 
 def recommend(cluster: Cluster, problem: Problem, nodes: int, draws: int = 400, seed: int = 1) -> Verdict:
-    splits = splits_of(cluster, nodes)
+    """The candidate splits' predictions with their Monte Carlo SD, the winner, its margin and how often it wins."""
+    splits = candidates(cluster, problem, nodes)
     rng = np.random.default_rng(seed)
     u = cluster.uncertainty
     samples = np.empty((draws, len(splits)))
     for d in range(draws):
         scale = {"work": rng.lognormal(0, problem.work_error), "network": rng.lognormal(0, u),
-                 "overhead": rng.lognormal(0, u)}
+                 "overhead": rng.lognormal(0, u), "threads": rng.lognormal(0, problem.thread_efficiency.noise)}
         samples[d] = [predict(cluster, problem, s, scale) for s in splits]
     central = [predict(cluster, problem, s) for s in splits]
     order = np.argsort(central)
@@ -275,7 +307,7 @@ def _variants(cluster: Cluster, problem: Problem) -> dict[str, tuple[str, Callab
 
 
 def _winner(cluster: Cluster, problem: Problem, nodes: int) -> tuple[int, int]:
-    splits = splits_of(cluster, nodes)
+    splits = candidates(cluster, problem, nodes)
     best = min(splits, key=lambda s: predict(cluster, problem, s))
     return best.ranks_per_node, best.threads
 

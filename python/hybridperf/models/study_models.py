@@ -129,8 +129,17 @@ def evaluate(section: Section, cores_per_node: int, model: str, held_out: bool =
     others = [x for x in usable if x[0].threads > 1]
     kind = "held out" if held_out else "in-sample"
     if len(pure) < len(first):
+        measured = list({_shape(x): x for x in pts if x[0].threads == 1}.values())
+        used = {_shape(x) for x in pure}
+        left = [f"{x[0].cores} core{'s' if x[0].cores > 1 else ''}" for x in measured if _shape(x) not in used]
+        why = [] if not left else [f"left out: {', '.join(left)}"]
+        if held_out and measured:
+            why.append("held out: each configuration's largest core count")
+        if not second and any(x[0].nodes * x[0].ranks_per_node == 1 for x in measured):
+            why.append("one process has no communication to fit (the thesis's rule)")
         return ModelEvaluation(model, [], [], f"{kind}: needs {len(first)} pure-MPI points with a non-zero time to fit "
-                                              f"on, has {len(pure)}", held_out)
+                                              f"on, has {len(pure)} of the {len(measured)} measured"
+                                              + (f" ({'; '.join(why)})" if why else ""), held_out)
     start = {"phi": pure[0][1] * pure[0][0].cores / pure[0][2], "alpha": 1e-6, "beta": 1e-9, "mu": 1e-9}
     fixed = {"mu": 0.0} if "mu" in second else {}
     try:

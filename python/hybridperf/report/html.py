@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -41,7 +42,7 @@ NEEDS_COMM = {plots.comm_classes, plots.bytes_per_step}  # parts drawn from the 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.85em}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
-td:first-child,th:first-child{text-align:left}img{max-width:100%;display:block;margin:1em 0}
+td:first-child,th:first-child,td.words{text-align:left}img{max-width:100%;display:block;margin:1em 0}
 h2{border-bottom:2px solid #444;padding-bottom:0.2em;margin-top:2em}code{background:#f3f3f3;padding:0 3px}
 .headline{border:2px solid #444;border-radius:6px;padding:0.6em 1.2em;margin:1em 0;background:#fafaf5}
 .headline li{margin:0.3em 0}"""
@@ -52,8 +53,15 @@ def _html_table(table: Table) -> str:
     if not headers:
         return ""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td{_align(c) if k else ''}>{html.escape(c)}</td>" for k, c in enumerate(row))
+                   + "</tr>" for row in rows)
     return f"<h3>{html.escape(title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _align(cell: str) -> str:
+    """Words (a name, a reason, a path) read from the left; numbers line up on the right (a first column is
+    left-aligned by the style already)."""
+    return " class='words'" if re.match(r"[A-Za-z/.~]", cell) else ""
 
 
 def _html_figure(png: bytes | None) -> str:
@@ -150,13 +158,18 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
              f"<p>Kernel <code>{html.escape(spec['kernel'])}</code>; configurations "
              f"{html.escape(', '.join(spec['configurations']))}; {html.escape(campaign)}{ok} of {len(runs)} counted "
              f"runs succeeded (warm-up runs are not counted). Report written {time.strftime('%Y-%m-%d %H:%M:%S')}. "
-             "Statistics: mean with 1 SEM (5% for single runs), minimum, median, spread (sd/mean), n.</p>",
+             "Statistics: mean with 1 SEM (5% for single runs), minimum, median, spread (sd/mean), n."
+             + (" <a href='#failures'>Why the others failed</a>." if ok < len(runs) else "") + "</p>",
              _machine(machine), _provenance(runs)]
     for s in sections:
-        parts.append(f"<h2>{html.escape(s.title())}</h2>")
+        why = s.scaling.why  # strong or weak scaling: which figures the tables below give, and why
+        parts.append(f"<h2>{html.escape(s.title())}</h2><p>{html.escape(why[0].upper() + why[1:])}.</p>")
         for figure, table in SECTION_PARTS:
             if figure in NEEDS_COMM and not s.has_comm:
-                parts.append("<p>No MPI counts for these runs (profile_mpi: false, or launch: self).</p>")
+                parts.append("<p>No MPI counts: " + ("no run here succeeded (see <a href='#failures'>Failures</a>)."
+                                                     if not any(p.runs for p in s.points) else
+                                                     "these runs were not counted (profile_mpi: false, or launch: "
+                                                     "self).") + "</p>")
                 continue
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(_html_table(table(s)))
@@ -166,7 +179,7 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
     parts.append(efficiency_html(runs, spec["cores_per_node"], ignored))
     failed = failed_table(runs)
     if failed[2]:
-        parts.append("<h2>Failures</h2>" + _html_table(failed))
+        parts.append("<h2 id='failures'>Failures</h2>" + _html_table(failed))
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -73,12 +73,22 @@ def total_time(section: Section) -> bytes:
 
 
 def speedup(section: Section) -> bytes:
+    """Speedup and efficiency (strong scaling), or the weak-scaling efficiency alone: a weak-scaling speedup
+    would compare problems of different sizes."""
+    def efficiency(p: Point) -> tuple[float, float] | None:
+        return (p.efficiency, p.efficiency_error or 0.0) if p.efficiency else None
+
+    if section.scaling.weak:
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        _plot_metric(ax, section, efficiency, "weak-scaling efficiency T(1)/T(p)")
+        ax.axhline(1.0, linestyle=":", color="grey", label="ideal")
+        ax.set_title("Weak-scaling efficiency ± 1 SEM")
+        return _png(fig)
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
     _plot_metric(left, section, lambda p: (p.speedup, p.speedup_error or 0.0) if p.speedup else None, "speedup")
     scales = sorted({p.cores for p in section.points})
     left.plot(scales, scales, ":", color="grey", label="ideal")
-    _plot_metric(right, section, lambda p: (p.efficiency, (p.speedup_error or 0.0) / p.cores) if p.efficiency else None,
-                 "parallel efficiency")
+    _plot_metric(right, section, efficiency, "parallel efficiency")
     left.set_title("Speedup ± 1 SEM")
     right.set_title("Parallel efficiency ± 1 SEM")
     return _png(fig)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hybridperf.analysis import efficiency as eff
+from hybridperf.analysis import efficiency as eff, failure
 from hybridperf.analysis.sections import (candidate_name, class_seconds, comm_seconds, per_step, Point, region_seconds,
                                           Section, STRICTER, threading_overheads, Verdict)
 from hybridperf.models import pmnf, study_models
@@ -64,6 +64,8 @@ def outcome_text(v: Verdict) -> str:
     """The verdict's own word, with what it applies to: 'wins', 'tie (3)', 'undecided'."""
     if v.simulated:
         return f"{v.outcome} (simulated)"
+    if v.outcome == "wins" and v.runner_up is None and v.race.failed:
+        return "wins (the others failed)"
     return {"only": "baseline", "open": "open (interrupted)"}.get(v.outcome, v.outcome)
 
 
@@ -93,6 +95,11 @@ def verdict_sentence(v: Verdict, axis: str) -> str:
     confidence = f"{100 * race.rule.confidence:g}%"
     if v.outcome == "only":
         return f"{where}: {v.winner} is the only shape here (the baseline; {race.blocks} runs)."
+    if v.outcome == "failed":
+        return f"{where}: no answer — every candidate's run failed (the Failures table says why)."
+    if v.outcome == "wins" and r is None and race.failed:
+        return (f"{where}: {v.winner} is the only candidate left — {', '.join(race.failed)} left the race when a run "
+                f"failed (the Failures table says why); nothing was compared ({race.blocks} blocks).")
     if v.simulated:
         lead = f"; {r.candidate} takes {percent_text(r.ratio)} longer" if r else ""
         word = "wins" if v.outcome == "wins" else f"ties (within ±{100 * race.rule.tie_within:g}%) with " + \
@@ -102,7 +109,10 @@ def verdict_sentence(v: Verdict, axis: str) -> str:
         lead = f" — {r.candidate} takes {r.lead_text()} longer" if r else ""
         small = (f"; the lead is real but below the ±{100 * race.rule.tie_within:g}% the study declared to matter"
                  if race.below_band else "")
-        return f"{where}: {v.winner} wins{lead} ({race.blocks} blocks, {confidence} confidence){small}; {_how_firm(v)}."
+        failed = (f"; {', '.join(race.failed)} left the race when a run failed (the Failures table says why)"
+                  if race.failed else "")
+        return (f"{where}: {v.winner} wins{lead} ({race.blocks} blocks, {confidence} confidence){small}{failed}; "
+                f"{_how_firm(v)}.")
     if v.outcome == "tie":
         others = "; ".join(f"{s.candidate} {s.lead_text()}" for s in race.standings[1:] if s.state == "tied")
         return (f"{where}: tie — {', '.join(race.tied)} are within ±{100 * race.rule.tie_within:g}% of each other "
@@ -119,6 +129,21 @@ def verdict_sentence(v: Verdict, axis: str) -> str:
             f"{spread_text(race.pair_spread)} per pair of runs, so {resolves}; {need}.")
 
 
+def with_error(value: float | None, error: float | None) -> str:
+    return "–" if value is None else f"{number(value, 3)} ± {number(error, 2)}"
+
+
+def scaling_headers(s: Section) -> list[str]:
+    """The scaling figures a section has: weak scaling has no speedup (analysis.scaling says why)."""
+    return ["weak-scaling efficiency"] if s.scaling.weak else ["speedup", "efficiency"]
+
+
+def scaling_cells(s: Section, p: Point) -> list[str]:
+    if s.scaling.weak:
+        return [with_error(p.efficiency, p.efficiency_error)]
+    return [with_error(p.speedup, p.speedup_error), number(p.efficiency, 3)]
+
+
 def points_table(s: Section) -> Table:
     rows = []
     for name, p in distinct_points(s):
@@ -127,11 +152,11 @@ def points_table(s: Section) -> Table:
         rows.append([name, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", p.mode,
                      str(t.n if t else 0), number(t.mean if t else None), number(t.sem if t else None, 2),
                      number(t.min if t else None), number(t.median if t else None), spread_text(spread),
-                     f"{number(p.speedup, 3)} ± {number(p.speedup_error, 2)}" if p.speedup else "–",
-                     number(p.efficiency, 3), str(p.failed)])
-    return ("Total time [s] per point (mean, 1 SEM, min, median and spread (sd/mean) of its runs; speedup ± 1 SEM)",
+                     *scaling_cells(s, p), str(p.failed)])
+    figures = "weak-scaling efficiency T(1)/T(p)" if s.scaling.weak else "speedup"
+    return (f"Total time [s] per point (mean, 1 SEM, min, median and spread (sd/mean) of its runs; {figures} ± 1 SEM)",
             ["configuration", s.axis, "nodes×ranks×threads", "MPC mode", "n", "mean", "SEM", "min", "median",
-             "spread", "speedup", "efficiency", "failed"], rows)
+             "spread", *scaling_headers(s), "failed"], rows)
 
 
 def verdict_table(s: Section) -> Table:
@@ -139,7 +164,8 @@ def verdict_table(s: Section) -> Table:
     for v in s.verdicts:
         r, race = v.runner_up, v.race
         exact = v.simulated
-        rows.append([str(v.scale), outcome_text(v), v.winner if v.outcome != "tie" else " ~ ".join(race.tied),
+        winner = {"tie": " ~ ".join(race.tied), "failed": "–"}.get(v.outcome, v.winner)
+        rows.append([str(v.scale), outcome_text(v), winner,
                      r.candidate if r else "–", (percent_text(r.ratio) if exact else r.lead_text()) if r else "–",
                      str(race.blocks), "–" if exact else spread_text(race.pair_spread),
                      "–" if exact or race.floor is None else percent_text(1 + race.floor).lstrip("+"),
@@ -253,19 +279,42 @@ def efficiency_table(rows: list[eff.Row]) -> Table:
     def show(params: dict[str, Any]) -> str:
         return problem({k: v for k, v in params.items() if k in varying} if varying else params)
 
-    body = [[show(r.problem), str(r.nodes), str(r.nt), v(r.e_mt), v(r.e_cache), v(r.e_ni), v(r.e_mp),
+    # a weak-scaling study's 1-core run solves less than a node with the same parameters: its size tells them apart
+    sized = len({(str(r.problem), r.size) for r in rows}) > len({str(r.problem) for r in rows})
+    body = [[show(r.problem) + (f", size {r.size:,.6g}" if sized and r.size else ""), str(r.nodes), str(r.nt),
+             v(r.e_mt), v(r.e_cache), v(r.e_ni), v(r.e_mp),
              " / ".join(f"{r.comm_to_comp[who]:.2g}" if who in r.comm_to_comp else "–" for who in eff.ROLES)]
             for r in rows]
     return ("Chow & Hysom's efficiency parameters (e_mt, e_cache, e_ni > 1 and e_mp < 1 favour hybrid)",
             ["problem", "nodes", "nt", "e_mt", "e_cache", "e_ni", "e_mp", "comm/comp mpi/hyb/ser"], body)
 
 
+AT_BOUND = 1e-6  # an estimate this far below its own standard error is the fit's bound (0), not a measured value
+
+
+def _parameter(name: str, value: float, error: float, exact: bool) -> str:
+    """One fitted parameter as the fit determined it. The fits keep parameters >= 0, so one the data would make
+    negative stops at the bound, as an estimate like 7e-16 with a far larger error: that is shown as what it is.
+    A stage with nothing to fit on (no hybrid point for mu) is given as 0 ± 0 by study_models."""
+    if value == 0 and error == 0:
+        return f"{name} not fitted (no point to fit it on)"
+    if exact:
+        return f"{name} = {value:.4g}"
+    if not math.isfinite(error):
+        return f"{name} = {value:.4g}, no standard error (the fit is degenerate: it could not estimate one)"
+    if abs(value) < AT_BOUND * error:
+        return f"{name} = 0, at its bound (the best fit would make it negative, which the model does not allow)"
+    return f"{name} = {value:.4g} ± {error:.2g} ({100 * abs(error / value):.0f}%)"
+
+
 def _parameters(ev: study_models.ModelEvaluation) -> str:
-    if ev.exact:
-        return "; ".join(f"{n} = {v:.4g}" for f in ev.fits for n, v in zip(f.names, f.estimates)) + \
-            " (exact: as many points as parameters, so no error and no band)"
-    return "; ".join(f"{n} = {v['estimate']:.4g} ± {v['error']:.2g} ({v['percent']:.0f}%)"
-                     for f in ev.fits for n, v in f.as_dict().items())
+    """Each stage's parameters; an exact stage (as many points as parameters) has no error to show."""
+    note = " (exact: as many points as parameters, so no error and no band)"
+    stages = ["; ".join(_parameter(n, v, e, f.exact) for n, v, e in zip(f.names, f.estimates, f.errors))
+              for f in ev.fits]
+    if all(f.exact for f in ev.fits):
+        return "; ".join(stages) + note
+    return "; ".join(stage + (note if f.exact else "") for stage, f in zip(stages, ev.fits))
 
 
 def _model_table(s: Section, ev: study_models.ModelEvaluation) -> Table:
@@ -315,9 +364,29 @@ def model_tables(s: Section, cores_per_node: int) -> list[Table]:
     return tables
 
 
+def failure_reason(run: dict[str, Any]) -> str:
+    """Why a stored run did not succeed: its recorded reason, or for a run stored before reasons were (schema 3),
+    the telling line of its stderr."""
+    return run.get("reason") or failure.reason(run["stderr"]) or f"{run['status']}, nothing said"
+
+
 def failed_table(runs: list[dict[str, Any]]) -> Table:
-    rows = [[f"{r['nodes']}×{r['ranks_per_node']}×{r['threads']}", ", ".join(f"{k}={v}" for k, v in r["params"].items()),
-             str(r["repeat"]), r["status"], str(r["exit_code"]), (r["stderr"] or "").strip().splitlines()[-1:][0]
-             if (r["stderr"] or "").strip() else ""] for r in runs if r["status"] != "ok"]
+    rows = [[", ".join(r["configurations"]), f"{r['nodes']}×{r['ranks_per_node']}×{r['threads']}",
+             ", ".join(f"{k}={v}" for k, v in r["params"].items()), str(r["repeat"] + 1), r["status"],
+             failure_reason(r), r.get("output") or "–"] for r in runs if r["status"] != "ok"]
     return ("Runs that did not succeed (not in any statistic)",
-            ["nodes×ranks×threads", "parameters", "block", "status", "exit", "last line of stderr"], rows)
+            ["configuration", "nodes×ranks×threads", "parameters", "block", "status", "why", "output kept in"], rows)
+
+
+def failure_summary(runs: list[dict[str, Any]], limit: int = 3) -> list[str]:
+    """One line per distinct reason, the most frequent first, with how many runs gave it and one kept output."""
+    by_reason: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        if r["status"] != "ok":
+            by_reason.setdefault(failure_reason(r), []).append(r)
+    ranked = sorted(by_reason.items(), key=lambda item: -len(item[1]))
+    lines = [f"{len(rs)} × {why}" + next((f" (output: {r['output']})" for r in rs if r.get("output")), "")
+             for why, rs in ranked[:limit]]
+    if len(ranked) > limit:
+        lines.append(f"… and {len(ranked) - limit} other reason(s): the report's Failures table lists each run")
+    return lines

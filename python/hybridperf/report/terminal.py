@@ -7,11 +7,13 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from hybridperf.analysis import efficiency as eff
+from hybridperf.analysis.race import Race
 from hybridperf.analysis.sections import Section
-from hybridperf.report.tables import (distinct_points, efficiency_table, failed_table, number, size as _bytes,
+from hybridperf.report.tables import (distinct_points, efficiency_table, failure_summary, number, size as _bytes,
                                       spread_text, verdict_table)
 
 
@@ -72,15 +74,18 @@ def show(p: dict[str, Any], console: Console | None = None, warnings: list[str] 
         console.print(f"[yellow]warning:[/yellow] {w}")
 
 
-def comparison_table(rows: list[dict[str, Any]], kernel: str) -> Table:
+def comparison_table(rows: list[dict[str, Any]], kernel: str, race: Race) -> Table:
+    """The median run of each split side by side, titled with the race's verdict (not with the fastest median:
+    a lead the race has not decided is not a winner)."""
     unit = rows[0]["per_unit_name"].replace("_per_", "/").replace("_", "-") if rows else ""
-    fastest = min(rows, key=lambda r: r["loop_time"])["split"] if rows else ""
-    table = Table(title=f"{kernel}: ranks x threads compared (fastest: {fastest})")
+    verdict = {"wins": f"{race.leader} wins", "tie": f"tie: {' ~ '.join(race.tied)}"}.get(
+        race.outcome, f"{race.outcome}, {race.leader} leads")
+    table = Table(title=f"{kernel}: ranks x threads compared ({escape(verdict)}, {race.blocks} blocks)")
     for col in ("split", "loop s", unit, "speedup", "comm s", "comm %", "p2p/rank", "checks"):
         table.add_column(col, justify="left" if col == "split" else "right")
     for r in rows:
         table.add_row(
-            ("[bold]" if r["split"] == fastest else "") + r["split"],
+            ("[bold]" if race.outcome == "wins" and r["split"] == race.leader else "") + r["split"],
             f"{r['loop_time']:.4f}",
             f"{r['per_unit']:.2f}" if r["per_unit"] is not None else "-",
             f"{r['speedup']:.2f}" if r["speedup"] else "-",
@@ -95,11 +100,12 @@ def comparison_table(rows: list[dict[str, Any]], kernel: str) -> Table:
 def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1, compact: bool = False) -> Table:
     """A report table for the terminal; the first `left` columns left-aligned, numbers to the right; `compact`:
     rules under the header only, so that a wide table still fits 80 columns."""
+    title = escape(title)  # "[s]" is a unit here, not rich's markup
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False) if compact else Table(title=title)
     for k, h in enumerate(headers):
-        table.add_column(h, justify="left" if k < left else "right")
+        table.add_column(escape(h), justify="left" if k < left else "right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(escape(cell) for cell in row))
     return table
 
 
@@ -118,14 +124,20 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
             t = p.time
             rows.append([name, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", str(t.n if t else 0),
                          f"{t.median:.4g}" if t else "–", spread_text(t.sd / t.mean if t and t.sd else None),
-                         number(p.speedup, 3)])
+                         number(p.efficiency if s.scaling.weak else p.speedup, 3)])
         console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "median",
-                                                                "spread", "speedup"], rows))
+                                                                "spread", "weak eff." if s.scaling.weak else "speedup"],
+                                 rows))
+        if s.scaling.weak:  # the column a reader expects is missing: say why
+            console.print(s.scaling.why, highlight=False, markup=False)
         _, _, full = verdict_table(s)
         verdict = [[row[k] for k in TERMINAL_VERDICT] for row in full]  # what fits 80 columns of the report's table
         console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
                                  f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
                                                                      "blocks", "noise"], verdict, left=3, compact=True))
-    failed = failed_table(runs)
-    if failed[2]:
-        console.print(f"[red]{len(failed[2])} run(s) did not succeed[/red]; see the report's Failures section")
+    failed = failure_summary(runs)
+    if failed:
+        console.print(f"[red]{sum(r['status'] != 'ok' for r in runs)} run(s) did not succeed[/red] (the report's "
+                      "Failures table lists each):", highlight=False)
+        for line in failed:
+            console.print(f"  {line}", highlight=False, markup=False)

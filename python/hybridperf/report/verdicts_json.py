@@ -1,5 +1,6 @@
 """The study's answer as data (`hybridperf report DIR --json`): per parameter set and scale, the race's outcome,
-the winner or tied set, the lead with its interval, the blocks used and the noise floor. Pure."""
+the winner or tied set, the lead with its interval, the blocks used and the noise floor; per parameter set, its
+scaling kind and each point's scaling figures, as the report's tables give them. Pure."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from hybridperf.analysis.race import Standing
 from hybridperf.analysis.sections import Section, Verdict
+from hybridperf.report.tables import distinct_points
 
 
 def _number(x: float | None) -> float | None:
@@ -41,6 +43,18 @@ def scale(v: Verdict, axis: str) -> dict[str, Any]:
     }
 
 
+def scaling(s: Section) -> dict[str, Any]:
+    """Strong or weak scaling, why, and per point what the report's tables show: speedup and efficiency, or the
+    weak-scaling efficiency T(1)/T(p) alone (no speedup: analysis.scaling)."""
+    points = []
+    for name, p in distinct_points(s):
+        figures = {"efficiency": _number(p.efficiency), "efficiency_error": _number(p.efficiency_error)}
+        if not s.scaling.weak:
+            figures = {"speedup": _number(p.speedup), "speedup_error": _number(p.speedup_error), **figures}
+        points.append({"configuration": name, s.axis: p.scale, **figures})
+    return {"kind": s.scaling.kind, "why": s.scaling.why, "points": points}
+
+
 def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> dict[str, Any]:
     rule = sections[0].rule if sections else None
     return {
@@ -49,6 +63,6 @@ def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> di
         "rule": None if rule is None else {"confidence": rule.confidence, "tie_within": rule.tie_within,
                                            "min_blocks": rule.min_blocks, "max_blocks": rule.max_blocks,
                                            "budget_seconds": rule.budget},
-        "sections": [{"params": s.params, "axis": s.axis, "scales": [scale(v, s.axis) for v in s.verdicts]}
-                     for s in sections],
+        "sections": [{"params": s.params, "axis": s.axis, "scaling": scaling(s),
+                      "scales": [scale(v, s.axis) for v in s.verdicts]} for s in sections],
     }

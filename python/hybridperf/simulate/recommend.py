@@ -1,21 +1,23 @@
 """`hybridperf model recommend --simulate`: every ranks x threads split of a described cluster's nodes at each
 node count, replayed by SimGrid instead of priced by the closed-form model; the winner, its margin, where the
 winner changes, and for every figure of the description marked assumed whether halving or doubling it would
-change the winner (winner and runner-up replayed again on the moved platform). A replay is exact: the margin
-has no interval of its own, and what could move it is the assumed figures, which the sensitivity shows. Pure
-but for the replays it asks for."""
+change the winner (winner and runner-up replayed again on the moved platform). A replay is exact under its
+inputs: what could move the margin is the assumed figures, which the sensitivity shows, and the noise of the
+measured ones. `--explain` prices every split both ways, part by part (`Side`): the closed form's parts
+(models.split.parts) beside the replay's, and where the totals differ by more than both intervals, the parts
+that differ. Pure but for the replays it asks for."""
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
 from hybridperf import cluster
-from hybridperf.models.split import Split
-from hybridperf.simulate import traces
-from hybridperf.simulate.compute import ComputeModel
+from hybridperf.models.split import PARTS, Split, ThreadEfficiency
+from hybridperf.simulate import point, traces
+from hybridperf.simulate.compute import compute_seconds, ComputeModel, Threads
 from hybridperf.simulate.plan import Plan
 from hybridperf.simulate.replay import replay
 
@@ -85,28 +87,112 @@ FIELDS = {"network latency": "latency", "network bandwidth": "bandwidth", "intra
           "intra-node bandwidth": "intra_bandwidth", "fork/join": "fork_join"}
 
 
+ModelMove = Callable[[ComputeModel, float], ComputeModel]  # a compute model with one of its inputs multiplied
+
+
+def threading_scaled(model: ComputeModel, factor: float) -> ComputeModel:
+    """An md compute model whose threads lose `factor` times as much (1 - e_mt multiplied)."""
+    return replace(model, threads=Threads(model.threads.measured.scaled(factor)))
+
+
 def sensitivity(spec: cluster.ClusterSpec, model_of: Callable[[cluster.ClusterSpec], ComputeModel],
                 plan_of: PlanOf, choices: list[Choice], scale: float,
-                progress: Callable[[str], None] = lambda line: None) -> dict[str, dict[int, str]]:
+                progress: Callable[[str], None] = lambda line: None,
+                borrowed: dict[str, ModelMove] | None = None) -> dict[str, dict[int, str]]:
     """Per assumed figure, per node count: which of halving (÷2) and doubling (×2) it makes the runner-up win,
     or '–' where neither does. model_of builds the compute model on a moved description (fork/join is the
-    model's)."""
+    model's). `borrowed`: inputs of the compute model taken from another machine than the cluster's, each with
+    how to move it; they are assumed too."""
+    def moves(choice: Choice, factor: float, move: Callable[[float], tuple[cluster.ClusterSpec, ComputeModel]]) -> bool:
+        other, model = move(factor)
+        winner, runner_up = (seconds(plan_of(sp), model, other, sp, scale) for sp in choice.ranked[:2])
+        return runner_up < winner
+
+    inputs: dict[str, Callable[[float], tuple[cluster.ClusterSpec, ComputeModel]]] = {
+        label: (lambda f, name=name: (moved(spec, name, f), model_of(moved(spec, name, f))))
+        for label, name in FIELDS.items() if getattr(spec, name).assumed}
+    inputs |= {label: (lambda f, move=move: (spec, move(model_of(spec), f)))
+               for label, move in (borrowed or {}).items()}
     out: dict[str, dict[int, str]] = {}
-    for label, name in FIELDS.items():
-        if not getattr(spec, name).assumed:
-            continue
+    for label, move in inputs.items():
         out[label] = {}
         for choice in choices:
-            if len(choice.times) < 2:
-                out[label][choice.nodes] = "–"
-                continue
             flips = []
-            for factor in FACTORS:
+            for factor in FACTORS if len(choice.times) > 1 else ():
                 progress(f"{spec.name}: {label} x {factor:g} at {choice.nodes} nodes")
-                other = moved(spec, name, factor)
-                model = model_of(other)
-                winner, runner_up = (seconds(plan_of(sp), model, other, sp, scale) for sp in choice.ranked[:2])
-                if runner_up < winner:
+                if moves(choice, factor, move):
                     flips.append("×2" if factor > 1 else "÷2")
             out[label][choice.nodes] = " ".join(flips) or "–"
+    return out
+
+
+REST = "waiting"  # what the replayed run spends beyond its parts: ranks waiting on the slowest, less any overlap
+
+
+def _lossless(model: ComputeModel) -> ComputeModel:
+    """The compute model with threads that lose nothing, fork/join that costs nothing, and halo packing shared by
+    the threads (a master-only pack, as the thesis's code did it, leaves the others idle: a loss to threads)."""
+    names = {f.name for f in fields(model)}
+    lossless = {"threads": Threads(ThreadEfficiency()), "pack_threaded": True}
+    return replace(model, fork_join=lambda threads: 0.0, **{k: v for k, v in lossless.items() if k in names})
+
+
+def simulated_parts(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Split, scale: float,
+                    simulate: Callable[..., point.Simulated] = point.simulate) -> dict[str, float]:
+    """The replayed run's seconds per part (models.split.PARTS, then REST): compute, the slowest rank's with
+    threads that lose nothing; threading, what their losses and fork/join add to it; point-to-point and
+    collectives, what each adds to the replayed run (point.simulate replays it without them); the rest."""
+    with tempfile.TemporaryDirectory(prefix="hybridperf-explain-") as work:
+        result = simulate(plan, model, spec, split, Path(work))
+    ideal = max(compute_seconds(plan, r, _lossless(model), split) for r in plan.ranks_plan)
+    out = dict(zip(PARTS, (ideal, result.compute - ideal, result.p2p, result.collective)))
+    out[REST] = result.seconds - sum(out.values())
+    return {part: seconds * scale for part, seconds in out.items()}
+
+
+@dataclass(frozen=True)
+class Side:
+    """One split at one node count priced both ways, part by part, each total with its SD: the closed form's from
+    its Monte Carlo; the replay's from the measured e_mt's noise on a threaded split's compute."""
+
+    split: Split
+    closed: dict[str, float]  # PARTS
+    closed_sd: float
+    simulated: dict[str, float]  # PARTS and REST
+    simulated_sd: float
+
+    @property
+    def interval(self) -> float:
+        """How far apart the totals may be and still agree: two SDs of each."""
+        return 2 * (self.closed_sd + self.simulated_sd)
+
+    @property
+    def gap(self) -> float:
+        """Simulated minus closed-form seconds."""
+        return sum(self.simulated.values()) - sum(self.closed.values())
+
+    @property
+    def disagree(self) -> bool:
+        return abs(self.gap) > self.interval
+
+    def differences(self) -> dict[str, float]:
+        """Per part, simulated minus closed-form seconds (the closed form has no REST: it is 0 there)."""
+        return {part: self.simulated[part] - self.closed.get(part, 0.0) for part in (*PARTS, REST)}
+
+    def differing(self) -> list[str]:
+        """The parts whose own difference is beyond the interval, largest first; where none is alone, the largest."""
+        diffs = self.differences()
+        ranked = sorted(diffs, key=lambda part: -abs(diffs[part]))
+        return [part for part in ranked if abs(diffs[part]) > self.interval] or ranked[:1]
+
+
+def side_by_side(closed: dict[Split, tuple[dict[str, float], float]], simulated: dict[Split, dict[str, float]],
+                 noise: float) -> list[Side]:
+    """The splits priced both ways; `closed`: per split its parts and its total's SD; `noise`: the relative error of
+    the measured e_mt behind the replay's compute (0 where it is published or assumed)."""
+    out = []
+    for split, (parts, sd) in closed.items():
+        sim = simulated[split]
+        threaded = noise * (sim["compute"] + sim["threading"]) if split.threads > 1 else 0.0
+        out.append(Side(split, parts, sd, sim, threaded))
     return out

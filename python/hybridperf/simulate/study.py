@@ -8,7 +8,7 @@ import json
 import shlex
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -183,6 +183,7 @@ def _args(params: dict) -> list[str]:
 @dataclass
 class Outcome:
     stored: list[RunRecord]
+    plans: list[RunPlan] = field(default_factory=list)  # what was simulated, keyed as the stored runs are
 
     @property
     def failed(self) -> list[RunRecord]:
@@ -199,8 +200,8 @@ def run(study: Study, spec: cluster.ClusterSpec, model_of: Callable[[dict], Comp
     store.save_study(study.name, study.kernel, study.as_dict(), source, now)
     campaign = store.start_campaign(study.name, study.as_dict(), 0, {"simulated": spec.name}, now).number
     plans: dict[tuple, Plan] = {}
-    outcome = Outcome([])
     todo = [replace(p, campaign=campaign) for p in expand(study)]
+    outcome = Outcome([], todo)
     for k, run_plan in enumerate(todo, 1):
         progress(f"[{k}/{len(todo)}] {run_plan.label()}")
         record = _simulate_one(run_plan, plan_of(study, spec, run_plan, plans), model_of(run_plan.params), spec,

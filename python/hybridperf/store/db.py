@@ -13,7 +13,8 @@ A run's profile (the kernel's JSON document) is its record and is kept once, as 
 The database is in WAL mode and each run is stored in one transaction, so an interrupted study leaves
 only whole runs behind, and a report can read while a study writes. A store of schema 1 (profiles
 inside the database) is migrated on opening: its profiles are written out as files; a store of schema 2
-(no campaigns) becomes campaign 1 of each of its studies, its repeats the blocks.
+(no campaigns) becomes campaign 1 of each of its studies, its repeats the blocks; a store of schema 3 gains
+each run's failure reason and kept output (empty for its old runs).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 from hybridperf.store import flat
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 METRICS = """
 CREATE TABLE IF NOT EXISTS metrics (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -82,6 +83,8 @@ CREATE TABLE IF NOT EXISTS runs (
     launch          TEXT NOT NULL,          -- the exact command line
     warnings        TEXT NOT NULL,          -- JSON list: placement warnings
     stderr          TEXT,                   -- the end of stderr when the run did not succeed
+    reason          TEXT,                   -- why it did not succeed, one line (NULL: it did)
+    output          TEXT,                   -- its kept output file, relative to the results directory; NULL: none
     profile_path    TEXT                    -- the profile file, relative to the results directory; NULL: none
 );
 CREATE INDEX IF NOT EXISTS runs_by_study ON runs(study, campaign, status);
@@ -118,6 +121,8 @@ class RunRecord:
     campaign: int = 1
     position: int | None = None
     warmup: bool = False
+    reason: str | None = None  # why it did not succeed, one line
+    output: Path | None = None  # its kept output (None: none kept)
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA journal_mode=WAL")
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, 2, SCHEMA_VERSION):
+            if version not in (0, 1, 2, 3, SCHEMA_VERSION):
                 raise StoreError(f"{self.path} has schema version {version}; this hybridperf reads up to "
                                  f"{SCHEMA_VERSION}: use a newer hybridperf")
             with self.db:
@@ -155,6 +160,8 @@ class Store:
                     self._migrate_from_1()
                 if version in (1, 2):
                     self._migrate_from_2()
+                if version in (1, 2, 3):
+                    self._migrate_from_3()
                 self.db.executescript(SCHEMA)
                 self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as err:
@@ -182,6 +189,11 @@ class Store:
         self.db.executescript(SCHEMA)
         self.db.execute("INSERT INTO campaigns(study, campaign, spec, seed, machine, started, finished, ended) "
                         "SELECT name, 1, spec, 0, '{}', created, updated, 'decided' FROM studies")
+
+    def _migrate_from_3(self) -> None:
+        """Schema 3 kept no failure reason or output path: old failures show their stderr's telling line instead."""
+        for column in ("reason TEXT", "output TEXT"):
+            self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
 
     def _relative(self, path: Path) -> str:
         try:
@@ -260,14 +272,15 @@ class Store:
             cursor = self.db.execute(
                 "INSERT INTO runs(run_key, study, campaign, kernel, params, configurations, nodes, ranks, "
                 "ranks_per_node, threads, cores, mode, oversubscribed, repeat, position, warmup, status, exit_code, "
-                "loop_time, started, elapsed, backend, launch, warnings, stderr, profile_path) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "loop_time, started, elapsed, backend, launch, warnings, stderr, profile_path, reason, output) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     r.run_key, r.study, r.campaign, r.kernel, json.dumps(r.params, sort_keys=True), ",".join(r.configurations),
                     r.nodes, r.ranks, r.ranks_per_node, r.threads, r.ranks * r.threads, r.mode,
                     int(r.oversubscribed), r.repeat, r.position, int(r.warmup), r.status, r.exit_code, r.loop_time, r.started, r.elapsed,
                     r.backend, r.launch, json.dumps(r.warnings), r.stderr,
-                    self._relative(r.profile_path) if r.profile_path else None,
+                    self._relative(r.profile_path) if r.profile_path else None, r.reason,
+                    self._relative(r.output) if r.output else None,
                 ),
             )
             if r.profile is not None:
@@ -290,6 +303,7 @@ class Store:
             d["configurations"] = d["configurations"].split(",")
             d["warmup"] = bool(d["warmup"])
             d["profile"] = self._profile(d["profile_path"]) if d["profile_path"] else None
+            d["output"] = str(self.directory / d["output"]) if d["output"] else None  # as the user named the store
             out.append(d)
         return out
 

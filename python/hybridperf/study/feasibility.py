@@ -1,7 +1,8 @@
 """What a valid spec must also satisfy before anything runs: every configuration exists at some scale and
 fits its nodes, the backend has the nodes, and the kernel accepts the rank counts for each parameter set.
 
-The last check is asked of the kernel itself (`--check-decomposition`), which runs the decomposition a
+The last check is asked of the kernel itself (`--check-decomposition`; for a kernel whose decomposition
+depends on the threads too, the `--plan` a run of each point would make), which runs the decomposition a
 real run would run — MPI_Dims_create of its own MPI library, the box of the lattice or of the data
 file — and answers without computing anything; nothing here re-derives its geometry.
 """
@@ -41,8 +42,12 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
         if p.nodes > 1 and study.app is not None and study.app.get("launch") == "self":
             raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; a program that "
                                "starts its own ranks (launch: self) runs on one")
-    if study.app is not None or not kernels.checks_decomposition(study.kernel):
+    if study.app is not None:
         return  # an app's own decomposition cannot be asked in advance
+    if study.kernel in kernels.PLACED_PLANS:
+        _check_placed(study, points, error)
+    if not kernels.checks_decomposition(study.kernel):
+        return
     for params in combinations(study):
         for config in study.configurations:
             mine = [p for p in points if p.configuration == config]
@@ -57,3 +62,18 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
                 if refusal:
                     which = ", ".join(f"{k}={v}" for k, v in params.items())
                     raise error(("params",), f"{config} at {p.scale} {design.axis} with {which}: {refusal}")
+
+
+def _check_placed(study: Study, points: list, error: Callable[[tuple, str], SpecError]) -> None:
+    """A kernel whose decomposition depends on ranks per node and threads (spmv's --mode hybrid needs two
+    threads or more) is asked, point by point, for the plan a run would make: its refusal is the run's."""
+    for params in combinations(study):
+        for p in points:
+            args = options.to_args({**params, **study.configuration_params.get(p.configuration, {})})
+            try:
+                kernels.plan(study.kernel, tuple(args), p.nodes * p.ranks_per_node, p.ranks_per_node, p.threads)
+            except kernels.KernelRefused as err:
+                which = ", ".join(f"{k}={v}" for k, v in params.items())
+                raise error(("configurations", study.configurations.index(p.configuration)),
+                            f"{p.configuration} at {p.scale} {study.design.axis[:-1] if p.scale == 1 else study.design.axis} with {which}: hybridperf-"
+                            f"{study.kernel} refuses it: {err}") from None

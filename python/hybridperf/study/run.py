@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hybridperf.analysis.race import Race, Racer
@@ -100,7 +101,8 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
     if stored:
         console.print(f"resuming {study.name} campaign {campaign.number}: {len(stored)} runs already stored")
     else:
-        console.print(f"{study.name}: campaign {campaign.number}; {len(defs)} race(s), {rule_text(study)}")
+        console.print(f"{study.name}: campaign {campaign.number}; {len(defs)} race(s), {rule_text(study)}"
+                      + _earlier(store, study.name, campaign.number))
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("races decided"),
                TimeElapsedColumn())
@@ -157,19 +159,32 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
     return outcome
 
 
+def _earlier(store: Store, name: str, number: int) -> str:
+    """What became of the campaigns before a new one: kept, and why the last one was not resumed."""
+    if number == 1:
+        return ""
+    last = store.campaign(name, number - 1)
+    why = (f"; campaign {last.number} was interrupted under another spec, so it is not resumed"
+           if last.ended in (None, "interrupted") else "")
+    kept = "campaign 1 is kept" if number == 2 else f"campaigns 1–{number - 1} are kept"
+    return f" ({kept}: report --campaign N{why})"
+
+
 def rule_text(study: Study) -> str:
     r = study.rule
-    if r.min_blocks == r.max_blocks:
-        return f"{r.max_blocks} block(s) each, verdicts at {100 * r.confidence:g}% confidence"
     budget = "no time limit" if r.budget is None else f"budget {r.budget:g} s of runs"
+    if r.min_blocks == r.max_blocks:
+        return f"{r.max_blocks} block(s) each, verdicts at {100 * r.confidence:g}% confidence" + \
+            ("" if r.budget is None else f", {budget}")
     return (f"racing to {100 * r.confidence:g}% confidence, ties within ±{100 * r.tie_within:g}%, "
             f"{r.min_blocks}–{r.max_blocks} blocks, {budget}")
 
 
 def _say_problems(console: Console, record: RunRecord) -> None:
+    shape = f"{record.study} {candidate_name(record.configurations)} ({record.nodes}n{record.ranks_per_node}r{record.threads}t)"
     for w in record.warnings:
-        console.print(f"[yellow]warning:[/yellow] {record.study} {record.nodes}n{record.ranks_per_node}r"
-                      f"{record.threads}t: {w}")
+        console.print(f"[yellow]warning:[/yellow] {shape}: {w}")
     if record.status != "ok":
-        console.print(f"[red]{record.status}[/red]: {record.launch}\n{(record.stderr or '').strip()[-600:]}",
-                      highlight=False, markup=True)
+        kept = f"\n  output: {record.output}" if record.output else ""
+        console.print(f"[red]{record.status}[/red] {shape}: {escape(record.reason or '')}{escape(kept)}\n"
+                      f"  [dim]launch: {escape(record.launch)}[/dim]", highlight=False)

@@ -27,7 +27,7 @@ from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
 from hybridperf.shapes import NAMED_CONFIGURATIONS, Design, is_configuration
-from hybridperf.study import feasibility, params as options
+from hybridperf.study import feasibility, params as options, paths
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
@@ -126,8 +126,8 @@ def _lines(node: yaml.Node, path: tuple = (), out: dict | None = None) -> dict[t
 class Context:
     """Where each part of a spec came from, to name its line in an error."""
 
-    def __init__(self, source: str, lines: dict[tuple, int]):
-        self.source, self.lines = source, lines
+    def __init__(self, source: str, lines: dict[tuple, int], base: Path | None = None):
+        self.source, self.lines, self.base = source, lines, base  # base: the spec's directory, for its paths
 
     def error(self, path: tuple, message: str) -> SpecError:
         while path and path not in self.lines:
@@ -145,11 +145,12 @@ def load(path: str | Path, cores_per_node: Callable[[str], int] | int | None = N
         text = path.read_text()
     except OSError as err:
         raise SpecError(f"{path}: cannot read the study spec: {err.strerror}") from None
-    return parse(text, str(path), cores_per_node, backend)
+    return parse(text, str(path), cores_per_node, backend, path.parent)
 
 
 def parse(text: str, source: str = "<spec>", cores_per_node: Callable[[str], int] | int | None = None,
-          backend: str | None = None) -> Study:
+          backend: str | None = None, base: Path | None = None) -> Study:
+    """A spec from its text; `base`: the directory its relative paths are taken against (study.paths)."""
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -161,7 +162,7 @@ def parse(text: str, source: str = "<spec>", cores_per_node: Callable[[str], int
         raise SpecError(f"{source}:1: a study spec is a mapping of keys (study, kernel, configurations, ...)")
     if backend is not None:
         data["backend"] = backend
-    ctx = Context(source, _lines(node))
+    ctx = Context(source, _lines(node), base)
     study = _validate(data, ctx, cores_per_node)
     feasibility.check(study, ctx.error)
     return study
@@ -214,7 +215,12 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     table = {} if kernel == APP else {o["name"]: o for o in kernels.options(kernel)}
     params, zips = _validate_params(data, ctx, kernel, table)
     if kernel == APP:
-        parse_app(data["app"], set(params) | {k for g in zips for k in g}, lambda path, m: ctx.error(("app", *path), m))
+        def app_error(path: tuple, message: str) -> SpecError:
+            return ctx.error(("app", *path), message)
+
+        if ctx.base:
+            data["app"] = paths.resolve_app(data["app"], ctx.base, app_error)
+        parse_app(data["app"], set(params) | {k for g in zips for k in g}, app_error)
     configurations, configuration_params = _validate_configurations(data, ctx, kernel, table)
     given = set(params) | {k for group in zips for k in group}
     for option in table.values():
@@ -319,7 +325,8 @@ def _alternatives(ctx: Context, path: tuple, option: dict, value: Any) -> list[A
         problem = options.check_value(option, item)
         if problem:
             raise ctx.error(path + ((i,) if swept else ()), problem)
-    return [options.normalise(option, item) for item in items]
+    items = [options.normalise(option, item) for item in items]
+    return [paths.beside(ctx.base, i) for i in items] if ctx.base and option.get("type") == "path" else items
 
 
 def _validate_params(data: dict, ctx: Context, kernel: str,

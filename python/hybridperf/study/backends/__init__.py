@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from hybridperf.analysis import failure
 from hybridperf.analysis.affinity import placement_warnings
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.profile import figure
@@ -17,6 +18,7 @@ from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
 STDERR_KEPT = 4000  # characters of stderr kept for a run that did not succeed
+OUTPUT_READ = 20000  # characters read from the end of a failed run's kept output for its reason
 
 
 def status_of(outcome: RunOutcome) -> str:
@@ -27,6 +29,30 @@ def status_of(outcome: RunOutcome) -> str:
     if outcome.profile["status"] == "check-failed":
         return "check-failed"
     return "ok" if outcome.returncode == 0 else "failed"
+
+
+def reason_of(status: str, outcome: RunOutcome, timeout: float | None) -> str | None:
+    """Why a run did not succeed, in one line (None: it did)."""
+    if status == "ok":
+        return None
+    if status == "timeout":
+        return f"stopped at the study's timeout ({timeout:g} s)" if timeout else "stopped at its time limit"
+    if outcome.reason:
+        return outcome.reason
+    output = _tail(outcome.output) if outcome.output else ""
+    found = failure.reason(outcome.stderr, output)
+    if status == "check-failed":
+        return found or "a correctness check failed (the profile's checks say which)"
+    return found or f"exit status {outcome.returncode}, nothing said"
+
+
+def _tail(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, path.stat().st_size - OUTPUT_READ))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunOutcome, started: float) -> RunRecord:
@@ -42,6 +68,7 @@ def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunO
         warnings=placement_warnings(p["run"], study.cores_per_node) if p and not plan.mode.oversubscribed else [],
         stderr=None if status == "ok" else outcome.stderr[-STDERR_KEPT:], profile=p, profile_path=outcome.profile_path,
         campaign=plan.campaign, position=plan.position, warmup=plan.warmup,
+        reason=reason_of(status, outcome, study.timeout), output=outcome.output,
     )
 
 

@@ -7,6 +7,7 @@ stores it as failed and goes on."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import socket
 import time
 from pathlib import Path
@@ -70,6 +71,7 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
     mpi = json.loads(counts.read_text()) if counts.exists() else None
     counts.unlink(missing_ok=True)
     keep(output, outcome.stderr, _logs(study, plan))
+    outcome = replace(outcome, output=output)
     if outcome.timed_out or outcome.returncode != 0:
         return outcome
     if app.profile_mpi and mpi is None:
@@ -92,7 +94,7 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
         return _failed(outcome, str(err))
     profiles.validate(made)
     write_atomic(profile_path, json.dumps(made, indent=1))
-    return RunOutcome(outcome.returncode, profile_path, made, outcome.stderr, False, outcome.elapsed)
+    return replace(outcome, profile_path=profile_path, profile=made)
 
 
 def _logs(study: Study, plan: RunPlan) -> list[Path]:
@@ -117,4 +119,5 @@ def _take(log: Path) -> str:
 
 
 def _failed(outcome: RunOutcome, reason: str) -> RunOutcome:
-    return RunOutcome(outcome.returncode, None, None, f"{reason}\n{outcome.stderr}", False, outcome.elapsed)
+    return replace(outcome, profile_path=None, profile=None, stderr=f"{reason}\n{outcome.stderr}", timed_out=False,
+                   reason=reason)

@@ -41,5 +41,5 @@ class LocalBackend:
                 launch, outcome = app_run.run(self.study, plan, self.config(plan), path)
             else:
                 launch = self.launch(plan)
-                outcome = runner.execute(launch, path, timeout=self.study.timeout)
+                outcome = runner.execute(launch, path, timeout=self.study.timeout, output=app_run.output_path(path))
             done(record(plan, self.study, self.name, launch.shell(), outcome, started))

@@ -228,5 +228,6 @@ class SlurmBackend:
             loaded = profile.load(path) if path.exists() and state != "TIMEOUT" else None
             exit_code = int(code.split(":")[0]) if code else (0 if loaded else 1)
             outcome = RunOutcome(exit_code, path if loaded else None, loaded,
-                                 f"slurm job {job_id}: {state}\n{stderr}", state == "TIMEOUT", elapsed)
+                                 f"slurm job {job_id}: {state}\n{stderr}", state == "TIMEOUT", elapsed,
+                                 self.scripts / f"{job.plan.key}.out")
         return record(job.plan, self.study, self.name, f"sbatch {job.script}", outcome, job.submitted)

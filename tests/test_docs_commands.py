@@ -1,0 +1,103 @@
+"""Every command that README.md and docs/ show runs as written (issue 24): the docs harness.
+
+Each fenced block tagged `bash` or `sh` is run as one bash script (`set -euo pipefail`), from the
+repository root, with the virtual environment's and the kernels' directories first on PATH (as after
+`. .venv/bin/activate; export PATH=$PWD/build/bin:$PATH`). A comment just above a block may say
+`<!-- docs-test: skip: why -->` (it is not run: the note says why) or `<!-- docs-test: instead: commands -->`
+(a cheaper variant of a long command runs in its place). Every other fenced block must say what it is
+(`text`, `yaml`, `json`, `c`, `python` …), so no command hides from the harness. What a block writes
+that was not there before (a results directory, an exported file) is removed after it.
+
+Count: `pytest tests/test_docs_commands.py -v` lists each block, run or skipped with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+RUNNABLE = {"bash", "sh"}
+DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(skip|instead):\s*(.*?)\s*-->", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int  # of the opening fence, 1-based
+    info: str
+    text: str
+    directive: tuple[str, str] | None  # (skip | instead, its text)
+
+    @property
+    def name(self) -> str:
+        return f"{self.page.relative_to(REPO)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    lines = page.read_text().splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        fence = re.match(r"^(\s*)(```+)\s*(\S*)", lines[i])
+        if not fence:
+            i += 1
+            continue
+        start, closing = i, fence.group(2)
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(closing):
+            i += 1
+        before = "\n".join(lines[max(0, start - 3):start])
+        directive = DIRECTIVE.findall(before)
+        found.append(Block(page, start + 1, fence.group(3), "\n".join(lines[start + 1:i]),
+                           directive[-1] if directive else None))
+        i += 1
+    return found
+
+
+ALL = [b for page in PAGES for b in blocks(page)]
+SHELL = [b for b in ALL if b.info in RUNNABLE]
+
+
+def test_every_block_says_what_it_is():
+    untagged = [b.name for b in ALL if not b.info]
+    assert not untagged, f"fenced blocks without a language (bash/sh are run; text, yaml … are not): {untagged}"
+
+
+def test_skips_say_why():
+    assert all(len(b.directive[1]) > 20 for b in SHELL if b.directive and b.directive[0] == "skip")
+
+
+def _untracked() -> set[str]:
+    """What a command may have written: ignored paths (results/, a build folder) and untracked ones at the top
+    (an exported file); new files among the sources are someone's work, never removed."""
+    out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout
+    return {line[3:].rstrip("/") for line in out.splitlines()
+            if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
+
+
+@pytest.mark.parametrize("block", SHELL, ids=lambda b: b.name)
+def test_documented_commands_run(block: Block):
+    if block.directive and block.directive[0] == "skip":
+        pytest.skip(block.directive[1])
+    script = block.directive[1] if block.directive else block.text
+    env = {**os.environ, "PATH": f"{REPO / '.venv' / 'bin'}:{REPO / 'build' / 'bin'}:{os.environ['PATH']}",
+           # CI runs as root, where Open MPI's mpirun wants --allow-run-as-root; the docs show what a user types
+           "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    before = _untracked()
+    try:
+        done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + script], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=600)
+    finally:
+        for path in _untracked() - before:
+            target = REPO / path
+            shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink(missing_ok=True)
+    assert done.returncode == 0, f"{block.name} failed ({done.returncode}):\n{script}\n{done.stdout[-1500:]}\n" \
+                                 f"{done.stderr[-3000:]}"

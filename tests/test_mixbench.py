@@ -8,6 +8,7 @@ tiny iteration counts: these tests check what was sent and counted, never how fa
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -360,3 +361,14 @@ def test_placement_study_spec_is_valid(mixbench_binary):
     plans = expand(study)
     shapes = {(plan.params["bench"], plan.ranks, plan.threads) for plan in plans}
     assert ("network", 2, 1) in shapes and ("alternating", 2, 2) in shapes
+
+
+def test_check_decomposition_says_which_rank_counts_a_run_needs_and_runs_nothing(mixbench_binary):
+    """What a study asks before running (study/feasibility.py): the kernel's own rank checks, per rank count."""
+    out = subprocess.run([str(mixbench_binary), "--bench", "pingpong", "--pairs", "2", "--check-decomposition", "1,4"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert [(r["ranks"], r["ok"], r["error"]) for r in json.loads(out.stdout)] == [
+        (1, False, "--bench pingpong needs at least 2 ranks, got 1"), (4, True, None)]
+    bad = subprocess.run([str(mixbench_binary), "--check-decomposition", "2,x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and "'x' is not a rank count" in bad.stderr

@@ -220,17 +220,25 @@ results: {results}
     assert refused.returncode == 2 and "grid.yaml:5: hybrid-1 at 1 core with n=4: hybridperf-spmv refuses it: --mode " \
         "hybrid needs more than one thread per rank" in refused.stderr
 
-    # a refusal only the run itself finds (mixbench's ping-pong counts its ranks when it starts) is a failed run,
-    # stored with the kernel's own line as its reason (not the launcher's MPI_ABORT box) and its output kept
+    # mixbench is asked which rank counts its benchmarks need (its --check-decomposition), before anything runs
     pingpong = tmp_path / "pingpong.yaml"
     pingpong.write_text(f"study: pingpong\nkernel: mixbench\nparams: {{bench: pingpong}}\nconfigurations: [pure-mpi]\n"
                         f"cores: [1]\nrepeats: 1\nresults: {results}\n")
-    out = study(pingpong, "--no-report")
+    refused = study(pingpong, "--no-report")
+    assert refused.returncode == 2 and "pure-mpi at 1 core with bench=pingpong: --bench pingpong needs at least 2 " \
+        "ranks, got 1" in refused.stderr
+
+    # a refusal only the run itself finds (STREAM allocates its arrays when it starts) is a failed run, stored with
+    # the kernel's own line as its reason (not the launcher's MPI_ABORT box), its output kept
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(f"study: huge\nkernel: stream\nparams: {{size: 100000000}}\nconfigurations: [pure-mpi]\n"
+                    f"cores: [1]\nrepeats: 1\nresults: {results}\n")
+    out = study(huge, "--no-report")
     assert out.returncode == 0
-    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'pingpong' AND warmup = 0")
-    assert failed["status"] == "failed" and failed["profile_path"] is None and failed["exit_code"] == 2
-    assert failed["reason"] == "hybridperf-mixbench: error: --bench pingpong needs at least 2 ranks, got 1"
-    assert (results / failed["output"]).is_file() and failed["reason"] in out.stdout
+    [failed] = rows(results, "SELECT * FROM runs WHERE study = 'huge' AND warmup = 0")
+    assert failed["status"] == "failed" and failed["profile_path"] is None and failed["exit_code"] == 1
+    assert failed["reason"] == "hybridperf-stream: error: cannot allocate 3 x 100000000000000 doubles"
+    assert (results / failed["output"]).is_file() and failed["reason"] in " ".join(out.stdout.split())
 
     slow = tmp_path / "slow.yaml"
     slow.write_text(f"study: slow\nkernel: md\nparams: {{size: 20, steps: 100000}}\nconfigurations: [pure-mpi]\n"

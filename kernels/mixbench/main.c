@@ -7,6 +7,7 @@
  * and a bad one is reported once (exit 2, no profile). Each benchmark is a region; the
  * instrumented layer counts only their timed iterations. Rank 0 prints and writes the profile. */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,52 @@ static int requested_level(int argc, char **argv)
     if (hp_args_parse(table, n, argc, argv, err, sizeof err) || mb_params_validate(&p, table, n, err, sizeof err))
         return MPI_THREAD_FUNNELED;
     return p.thread_requested;
+}
+
+/* --check-decomposition R,...: for each rank count, whether a run would be accepted, as JSON, before and without
+ * MPI, so a front end can refuse a study's point before launching it. The thread level the library provides is
+ * known only once MPI runs, so it is taken as the one requested: the run itself still checks it. Returns the exit
+ * status, or -1 when the option is not given. */
+static int check_decomposition(int argc, char **argv)
+{
+    mb_params p;
+    hp_arg table[MB_MAX_ARGS];
+    char err[1024];
+    const int n = mb_params_table(&p, table);
+    if (!hp_args_has(argc, argv, "check-decomposition", 0)) return -1;
+    if (hp_args_parse(table, n, argc, argv, err, sizeof err) || mb_params_validate(&p, table, n, err, sizeof err)) {
+        fprintf(stderr, "%s: error: %s\n", MB_PROGRAM, err);
+        return EXIT_BAD_INPUT;
+    }
+    int ranks[HP_LIST_MAX];
+    for (int k = 0; k < p.check_ranks.n; k++) {
+        char *end;
+        const long v = strtol(p.check_ranks.item[k], &end, 10);
+        if (end == p.check_ranks.item[k] || *end || v < 1 || v > 1 << 24) {
+            fprintf(stderr, "%s: error: --check-decomposition: '%s' is not a rank count (a whole number from 1)\n",
+                    MB_PROGRAM, p.check_ranks.item[k]);
+            return EXIT_BAD_INPUT;
+        }
+        ranks[k] = (int)v;
+    }
+    hp_json j;
+    hp_json_open(&j, stdout);
+    hp_json_array_begin(&j, NULL);
+    for (int k = 0; k < p.check_ranks.n; k++) {
+        char why[1024] = "";
+        const int ok = mb_params_check_run(&p, ranks[k], p.thread_requested, why, sizeof why) == 0;
+        hp_json_object_begin(&j, NULL);
+        hp_json_int(&j, "ranks", ranks[k]);
+        hp_json_bool(&j, "ok", ok);
+        if (ok)
+            hp_json_null(&j, "error");
+        else
+            hp_json_string(&j, "error", why);
+        hp_json_object_end(&j);
+    }
+    hp_json_array_end(&j);
+    fputc('\n', stdout);
+    return EXIT_SUCCESS;
 }
 
 static int validate_options(mb_state *s, const hp_run *run, char *err, size_t errlen)
@@ -150,6 +197,8 @@ int main(int argc, char **argv)
     hp_arg table[MB_MAX_ARGS];
     const int nargs = mb_params_table(&defaults, table);
     if (hp_run_early_exit(argc, argv, MB_PROGRAM, table, nargs, mb_usage, mb_summary)) return EXIT_SUCCESS;
+    const int checked = check_decomposition(argc, argv);
+    if (checked >= 0) return checked;
     mb_state *s = calloc(1, sizeof *s);
     s->decomp.cart = MPI_COMM_NULL;
     hp_run run;

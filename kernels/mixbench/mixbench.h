@@ -51,6 +51,7 @@ extern const char *const mb_table_names[MB_NTABLES];
 typedef struct {
     const char *bench_name, *pair_text, *thread_level_name, *thread_cap_name;
     hp_list size_list, style_list; /* --sizes (none: the --min-size..--max-size range), --styles */
+    hp_list check_ranks;           /* --check-decomposition: rank counts to judge, nothing run */
     const char *profile;
     int min_size, max_size, iters, iters_large, warmup, warmup_large, pairs;
     int fit_min, fit_max;

@@ -85,6 +85,9 @@ int mb_params_table(mb_params *p, hp_arg *args)
                    "also time every MPI call (off: the loops are timed as a whole, so per-call clock reads "
                    "do not inflate sub-microsecond latencies)")},
         {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
+        {HP_OPTION("check-decomposition", 0, HP_ARG_LIST, &p->check_ranks, "R,...",
+                   "print as JSON whether a run on each rank count would be accepted (the ranks the benchmarks "
+                   "and --pair/--pairs need); run nothing")},
         {HP_OPTION("test-thread-cap", 0, HP_ARG_CHOICE, &p->thread_cap_name, "LEVEL",
                    "testing only: behave as if MPI provided at most this thread level"),
          .choices = "none|single|funneled|serialized"},

@@ -32,16 +32,15 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
                         f"{config} exists at none of the {design.axis} counts given")
     for p in points:
         line = ("configurations", study.configurations.index(p.configuration))
+        at = f"{p.configuration} at {p.scale} {_unit(design.axis, p.scale)}"
         if p.ranks_per_node * p.threads > study.cores_per_node and not study.oversubscribe:
-            raise error(line, f"{p.configuration} at {p.scale} {design.axis} puts {p.ranks_per_node} ranks x "
-                              f"{p.threads} threads on {study.cores_per_node}-core nodes; set oversubscribe: true "
-                              "to allow it")
+            raise error(line, f"{at} puts {p.ranks_per_node} ranks x {p.threads} threads on "
+                              f"{study.cores_per_node}-core nodes; set oversubscribe: true to allow it")
         if study.backend == "local" and p.nodes > 1:
-            raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; the local "
-                               "backend has one (use backend: slurm)")
+            raise error(where, f"{at} needs {p.nodes} nodes; the local backend has one (use backend: slurm)")
         if p.nodes > 1 and study.app is not None and study.app.get("launch") == "self":
-            raise error(where, f"{p.configuration} at {p.scale} {design.axis} needs {p.nodes} nodes; a program that "
-                               "starts its own ranks (launch: self) runs on one")
+            raise error(where, f"{at} needs {p.nodes} nodes; a program that starts its own ranks (launch: self) "
+                               "runs on one")
     if study.app is not None:
         return  # an app's own decomposition cannot be asked in advance
     if study.kernel in kernels.PLACED_PLANS:
@@ -61,7 +60,8 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
                 refusal = verdicts[p.nodes * p.ranks_per_node]
                 if refusal:
                     which = ", ".join(f"{k}={v}" for k, v in params.items())
-                    raise error(("params",), f"{config} at {p.scale} {design.axis} with {which}: {refusal}")
+                    at = f"{config} at {p.scale} {_unit(design.axis, p.scale)}"
+                    raise error(("params",), f"{at} with {which}: {refusal}")
 
 
 def _check_placed(study: Study, points: list, error: Callable[[tuple, str], SpecError]) -> None:
@@ -74,6 +74,10 @@ def _check_placed(study: Study, points: list, error: Callable[[tuple, str], Spec
                 kernels.plan(study.kernel, tuple(args), p.nodes * p.ranks_per_node, p.ranks_per_node, p.threads)
             except kernels.KernelRefused as err:
                 which = ", ".join(f"{k}={v}" for k, v in params.items())
+                at = f"{p.configuration} at {p.scale} {_unit(study.design.axis, p.scale)}"
                 raise error(("configurations", study.configurations.index(p.configuration)),
-                            f"{p.configuration} at {p.scale} {study.design.axis[:-1] if p.scale == 1 else study.design.axis} with {which}: hybridperf-"
-                            f"{study.kernel} refuses it: {err}") from None
+                            f"{at} with {which}: hybridperf-{study.kernel} refuses it: {err}") from None
+
+
+def _unit(axis: str, scale: int) -> str:
+    return axis[:-1] if scale == 1 else axis  # "1 core", "2 cores"

@@ -200,3 +200,12 @@ def test_relative_paths_are_taken_beside_the_spec_then_from_where_it_runs(tmp_pa
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+def test_what_the_kernel_refuses_of_options_together_is_refused_before_running():
+    """A construct ompbench does not know passes the option table (a list of words) but not the kernel's own
+    check of its options, asked through --check-args."""
+    text = "study: o\nkernel: ompbench\nparams: {constructs: [PARALLEL, NOPE]}\nconfigurations: [hybrid-1]\ncores: [2]\n"
+    with pytest.raises(SpecError, match=r"o.yaml:3: hybrid-1: hybridperf-ompbench refuses --constructs PARALLEL,NOPE: "
+                                        r"--constructs: unknown construct 'NOPE'"):
+        parse(text, "o.yaml", cores_per_node=2)

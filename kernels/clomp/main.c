@@ -125,7 +125,8 @@ int main(int argc, char **argv)
     clomp_params defaults;
     hp_arg table[CLOMP_MAX_ARGS];
     const int nargs = clomp_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, CLOMP_PROGRAM, table, nargs, clomp_usage, clomp_summary)) return EXIT_SUCCESS;
+    if (hp_run_early_exit(argc, argv, CLOMP_PROGRAM, table, nargs, clomp_usage, clomp_summary, NULL))
+        return EXIT_SUCCESS;
     clomp *c = calloc(1, sizeof *c);
     hp_run run;
     hp_comm_init(&c->comm, 1);

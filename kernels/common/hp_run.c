@@ -105,11 +105,13 @@ void hp_build_info(FILE *out)
     hp_json_object_end(&j);
 }
 
-/* --check-args: the other arguments parsed as a run parses them (names, types, bounds, positions), so a
- * front end can refuse a launch line before launching it. Accepted: returns to run nothing (exit 0, as for
- * --help). Refused: the run's own error line and exit status 2. Checks that need MPI or the input files
- * stay with the run (md's --check-decomposition does those). */
-static void check_args(int argc, char **argv, const char *program, const hp_arg *args, int nargs)
+/* --check-args: the other arguments parsed as a run parses them (names, types, bounds, positions) and, where
+ * the kernel gives its validation, checked together as its run checks them, so a front end can refuse a
+ * launch line before launching it. Accepted: returns to run nothing (exit 0, as for --help). Refused: the
+ * run's own error line and exit status 2. Checks that need MPI stay with the run (md's and mixbench's
+ * --check-decomposition answer those for given rank counts). */
+static void check_args(int argc, char **argv, const char *program, const hp_arg *args, int nargs,
+                       const hp_validation *validation)
 {
     hp_arg *table = malloc((size_t)nargs * sizeof *table);
     char **rest = malloc((size_t)argc * sizeof *rest);
@@ -118,7 +120,8 @@ static void check_args(int argc, char **argv, const char *program, const hp_arg 
         if (strcmp(argv[i], "--check-args") != 0) rest[n++] = argv[i];
     memcpy(table, args, (size_t)nargs * sizeof *table);
     char err[512];
-    int refused = hp_args_parse(table, nargs, n, rest, err, sizeof err);
+    int refused = hp_args_parse(table, nargs, n, rest, err, sizeof err) ||
+                  (validation && validation->check(validation->params, table, nargs, err, sizeof err));
     free(table);
     free(rest);
     if (refused) {
@@ -128,7 +131,7 @@ static void check_args(int argc, char **argv, const char *program, const hp_arg 
 }
 
 int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *args, int nargs, const char *usage,
-                      const char *summary)
+                      const char *summary, const hp_validation *validation)
 {
     if (hp_args_has(argc, argv, "help", 'h')) {
         hp_args_help(stdout, usage, summary, args, nargs);
@@ -147,7 +150,7 @@ int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *
         return 1;
     }
     if (hp_args_has(argc, argv, "check-args", 0)) {
-        check_args(argc, argv, program, args, nargs);
+        check_args(argc, argv, program, args, nargs, validation);
         return 1;
     }
     return 0;

@@ -27,10 +27,18 @@ typedef struct {
     MPI_Comm world;
 } hp_run;
 
+/* A kernel's own check of its parsed options taken together (what the option table alone cannot judge: a
+ * construct's name, two options that exclude each other); it must not need MPI. */
+typedef struct {
+    int (*check)(void *params, const hp_arg *args, int nargs, char *err, size_t errlen);
+    void *params; /* what the option table writes into */
+} hp_validation;
+
 /* Handles --help, --options, --version, --build-info and --check-args before MPI starts (args holds the
- * defaults); returns 1 when one was handled (--check-args exits 2 itself when it refuses the arguments). */
+ * defaults; `validation`, when not NULL, is run by --check-args after parsing); returns 1 when one was handled
+ * (--check-args exits 2 itself when it refuses the arguments). */
 int hp_run_early_exit(int argc, char **argv, const char *program, const hp_arg *args, int nargs, const char *usage,
-                      const char *summary);
+                      const char *summary, const hp_validation *validation);
 /* MPI_Init_thread and the run's shape. Collective. */
 void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thread_requested, hp_comm *c);
 void hp_run_finish(hp_run *r);

@@ -265,12 +265,20 @@ static int simulate(md_sim *s, hp_run *run)
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
+/* --check-args checks the options together as a run does (hp_run_early_exit). */
+static int check_options(void *params, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    return md_params_validate((md_params *)params, args, nargs, err, errlen);
+}
+
 int main(int argc, char **argv)
 {
     md_params defaults;
     hp_arg table[MD_MAX_ARGS];
     const int nargs = md_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, MD_PROGRAM, table, nargs, md_usage, md_summary)) return EXIT_SUCCESS;
+    const hp_validation validation = {check_options, &defaults};
+    if (hp_run_early_exit(argc, argv, MD_PROGRAM, table, nargs, md_usage, md_summary, &validation))
+        return EXIT_SUCCESS;
     md_sim *s = calloc(1, sizeof *s);
     s->decomp.cart = MPI_COMM_NULL; /* freed at exit whether or not set-up got that far */
     hp_run run;

@@ -191,12 +191,20 @@ static int benchmark(mb_state *s, hp_run *run)
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
+/* --check-args checks the options together as a run does (hp_run_early_exit). */
+static int check_options(void *params, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    return mb_params_validate((mb_params *)params, args, nargs, err, errlen);
+}
+
 int main(int argc, char **argv)
 {
     mb_params defaults;
     hp_arg table[MB_MAX_ARGS];
     const int nargs = mb_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, MB_PROGRAM, table, nargs, mb_usage, mb_summary)) return EXIT_SUCCESS;
+    const hp_validation validation = {check_options, &defaults};
+    if (hp_run_early_exit(argc, argv, MB_PROGRAM, table, nargs, mb_usage, mb_summary, &validation))
+        return EXIT_SUCCESS;
     const int checked = check_decomposition(argc, argv);
     if (checked >= 0) return checked;
     mb_state *s = calloc(1, sizeof *s);

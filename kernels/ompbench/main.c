@@ -186,12 +186,20 @@ static int benchmark(omb_bench *b, hp_run *run)
     return hp_checks_pass(r.checks, r.nchecks) ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
+/* --check-args checks the options together as a run does (hp_run_early_exit). */
+static int check_options(void *params, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    return omb_params_validate((omb_params *)params, args, nargs, err, errlen);
+}
+
 int main(int argc, char **argv)
 {
     omb_params defaults;
     hp_arg table[OMB_MAX_ARGS];
     const int nargs = omb_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, OMB_PROGRAM, table, nargs, omb_usage, omb_summary)) return EXIT_SUCCESS;
+    const hp_validation validation = {check_options, &defaults};
+    if (hp_run_early_exit(argc, argv, OMB_PROGRAM, table, nargs, omb_usage, omb_summary, &validation))
+        return EXIT_SUCCESS;
     omb_bench *b = calloc(1, sizeof *b);
     hp_run run;
     hp_comm_init(&b->comm, 1);

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     spmv_params defaults;
     hp_arg table[SPMV_MAX_ARGS];
     const int nargs = spmv_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, SPMV_PROGRAM, table, nargs, spmv_usage, spmv_summary)) return 0;
+    if (hp_run_early_exit(argc, argv, SPMV_PROGRAM, table, nargs, spmv_usage, spmv_summary, NULL)) return 0;
     spmv_sim *s = calloc(1, sizeof *s);
     hp_run run;
     hp_comm_init(&s->comm, 1);

@@ -167,7 +167,7 @@ int main(int argc, char **argv)
     hp_arg args[4];
     int elements_m;
     int nargs = options(&p, args, &elements_m);
-    if (hp_run_early_exit(argc, argv, PROGRAM, args, nargs, usage, summary)) return 0;
+    if (hp_run_early_exit(argc, argv, PROGRAM, args, nargs, usage, summary, NULL)) return 0;
     hp_comm comm;
     hp_run run;
     hp_comm_init(&comm, 1);

@@ -1,7 +1,8 @@
 """What a valid spec must also satisfy before anything runs: every configuration exists at some scale and
 fits its nodes, the backend has the nodes, and the kernel accepts the rank counts for each parameter set.
 
-The last check is asked of the kernel itself (`--check-decomposition`; for a kernel whose decomposition
+The kernel's checks are asked of the kernel itself: `--check-args` (its arguments parsed as a run parses them)
+for every parameter set, then `--check-decomposition` (for a kernel whose decomposition
 depends on the threads too, the `--plan` a run of each point would make), which runs the decomposition a
 real run would run — MPI_Dims_create of its own MPI library, the box of the lattice or of the data
 file — and answers without computing anything; nothing here re-derives its geometry.
@@ -43,6 +44,7 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
                                "runs on one")
     if study.app is not None:
         return  # an app's own decomposition cannot be asked in advance
+    _check_args(study, error)
     if study.kernel in kernels.PLACED_PLANS:
         _check_placed(study, points, error)
     if not kernels.checks_decomposition(study.kernel):
@@ -62,6 +64,20 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
                     which = ", ".join(f"{k}={v}" for k, v in params.items())
                     at = f"{config} at {p.scale} {_unit(design.axis, p.scale)}"
                     raise error(("params",), f"{at} with {which}: {refusal}")
+
+
+def _check_args(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
+    """Every parameter set with each configuration's own options, parsed by the kernel as a run would parse it
+    (`--check-args`: combinations of options its table alone cannot judge), before anything runs."""
+    for params in combinations(study):
+        for config in study.configurations:
+            args = options.to_args({**params, **study.configuration_params.get(config, {})})
+            try:
+                kernels.check_args(study.kernel, tuple(args))
+            except kernels.KernelRefused as err:
+                own = study.configuration_params.get(config)  # the configuration's own options, or the params'
+                raise error(("configurations", study.configurations.index(config)) if own else ("params",),
+                            f"{config}: hybridperf-{study.kernel} refuses {' '.join(args)}: {err}") from None
 
 
 def _check_placed(study: Study, points: list, error: Callable[[tuple, str], SpecError]) -> None:

@@ -66,3 +66,8 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     planted = tmp_path / "x.py"
     planted.write_text("def f():\n    from hybridperf.store.db import Store\n")
     assert imported_layers(planted) == {"store"}
+
+
+def test_every_module_of_the_package_is_checked():
+    """The parametrised check above runs once per module found; an empty list would pass unseen."""
+    assert len(MODULES) > 80 and {layer_of(p) for p in MODULES} == set(ALLOWED)

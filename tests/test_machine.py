@@ -1,9 +1,11 @@
 """hwloc topology parsing: counts and cache sharing from hwloc's own XML (synthetic topologies); the MPI
 launchers' versions as `hybridperf info` shows them."""
 
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -25,9 +27,17 @@ def test_synthetic_dual_socket_machine():
     assert levels[2].count == 8 and levels[2].cores_sharing == 1
 
 
-def test_local_machine_has_cores():
+def test_local_machine_counts_what_linux_counts():
+    """hwloc's count against Linux's own: every hardware thread the OS lists, and one core per distinct (package,
+    core id) pair of /proc/cpuinfo."""
     m = local_machine()
-    assert m.cores >= 1 and m.pus >= m.cores
+    assert m.pus == os.cpu_count()
+    cpuinfo = Path("/proc/cpuinfo").read_text().split("\n\n")
+    pairs = {(re.search(r"physical id\s*: (\d+)", c).group(1), re.search(r"core id\s*: (\d+)", c).group(1))
+             for c in cpuinfo if "core id" in c and "physical id" in c}
+    if not pairs:
+        pytest.skip("/proc/cpuinfo names no cores here")
+    assert m.cores == len(pairs)
 
 
 HYDRA = """HYDRA build details:

@@ -181,7 +181,12 @@ def test_simulate_command_stores_and_reports_simulated_runs(tiny_study, tmp_path
                                                                                 (2, 1, 8)}
     assert all(r["backend"] == "simgrid" and r["status"] == "ok" for r in runs)
     costs = runs[0]["profile"]["simulated"]["compute_model"]
-    assert costs["force_s_per_atom_step"] > 0 and "measured" in costs["sources"]["costs"]
+    with Store(tiny_study) as store:  # the force cost is one serial run's force time per atom-step
+        per_atom_step = [(p["regions"]["force"]["time"]["avg"] + p["regions"].get("force_reduction", {}).get(
+            "time", {}).get("avg", 0.0)) / (p["md"]["atoms"] * p["md"]["steps_done"])
+            for r in store.runs("tiny-md") if r["ranks"] * r["threads"] == 1 and (p := r["profile"])]
+    assert per_atom_step and min(per_atom_step) <= costs["force_s_per_atom_step"] <= max(per_atom_step)
+    assert "measured" in costs["sources"]["costs"]
 
 
 @needs_smpi
@@ -274,6 +279,11 @@ def test_validate_reports_every_outcome_with_its_source_and_the_docs_carry_them(
         row = next((line for line in doc.splitlines() if line.startswith(f"| {o['claim']} |")), None)
         assert row, f"docs/reproducing-seeds.md has no row for {o['claim']!r}"
         assert f"| {'yes' if o['reproduced'] else 'no'} |" in row and o["simulated"] in row
+    # the counts in prose are the command's
+    reproduced = sum(o["reproduced"] for o in found)
+    readme = (DOCS.parent / "README.md").read_text()
+    assert f"({reproduced} of {len(found)} outcomes reproduced" in readme
+    assert f"{reproduced} of {len(found)} outcomes):" in (DOCS / "simulation.md").read_text()
 
 
 @needs_smpi

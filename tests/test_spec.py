@@ -134,7 +134,9 @@ def test_oversubscription_allowed_explicitly():
 def test_shipped_studies_are_valid():
     from pathlib import Path
 
-    for path in sorted(Path(__file__).parents[1].joinpath("studies").glob("*.yaml")):
+    shipped = sorted(Path(__file__).parents[1].joinpath("studies").glob("*.yaml"))
+    assert {"local.yaml", "thesis-md.yaml", "chow-hysom.yaml", "lammps-lj.yaml"} <= {p.name for p in shipped}
+    for path in shipped:
         study = spec.load(path, cores_per_node=2)
         assert expand(study), path
 

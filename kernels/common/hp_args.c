@@ -107,6 +107,20 @@ void hp_list_format(const hp_list *list, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", k ? "," : "", list->item[k]);
 }
 
+int hp_list_rank_counts(const hp_list *list, const char *option, int *out, char *err, size_t errlen)
+{
+    for (int k = 0; k < list->n; k++) {
+        char *end;
+        const long v = strtol(list->item[k], &end, 10);
+        if (end == list->item[k] || *end || v < 1 || v > 1 << 24) {
+            snprintf(err, errlen, "--%s: '%s' is not a rank count (a whole number from 1)", option, list->item[k]);
+            return -1;
+        }
+        out[k] = (int)v;
+    }
+    return 0;
+}
+
 /* Consumes the option's values from argv starting at *i (inline_value from --name=value). */
 static int take_values(hp_arg *a, const char *inline_value, int argc, char **argv, int *i, char *err, size_t errlen)
 {

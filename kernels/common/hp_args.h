@@ -43,6 +43,8 @@ typedef struct {
 int hp_list_parse(hp_list *list, const char *option, const char *text, char *err, size_t errlen);
 /* The words joined by commas (truncated to n bytes). */
 void hp_list_format(const hp_list *list, char *buf, size_t n);
+/* The words as rank counts (whole numbers from 1) in out[list->n]; 0, or -1 with a message naming --option. */
+int hp_list_rank_counts(const hp_list *list, const char *option, int *out, char *err, size_t errlen);
 
 typedef enum { HP_MIN_NONE, HP_MIN_INCLUSIVE, HP_MIN_EXCLUSIVE } hp_min_rule;
 

@@ -120,6 +120,15 @@ void hp_json_null(hp_json *j, const char *key)
     fputs("null", j->out);
 }
 
+void hp_json_verdict(hp_json *j, int ok, const char *why)
+{
+    hp_json_bool(j, "ok", ok);
+    if (ok)
+        hp_json_null(j, "error");
+    else
+        hp_json_string(j, "error", why);
+}
+
 void hp_json_strings(hp_json *j, const char *key, const char *const *items, int n)
 {
     hp_json_array_begin(j, key);

@@ -27,6 +27,8 @@ void hp_json_real(hp_json *j, const char *key, double value); /* NaN and infinit
 void hp_json_int(hp_json *j, const char *key, long long value);
 void hp_json_bool(hp_json *j, const char *key, int value);
 void hp_json_null(hp_json *j, const char *key);
+/* A dry check's answer: "ok", and "error" (null when ok, else why). */
+void hp_json_verdict(hp_json *j, int ok, const char *why);
 /* An array of n strings under key. */
 void hp_json_strings(hp_json *j, const char *key, const char *const *items, int n);
 

@@ -58,16 +58,8 @@ int md_check_decomposition(md_sim *s, char *err, size_t errlen)
 {
     const hp_list *counts = &s->p.check_decomposition;
     int nranks[HP_LIST_MAX];
-    for (int k = 0; k < counts->n; k++) {
-        char *end;
-        long v = strtol(counts->item[k], &end, 10);
-        if (end == counts->item[k] || *end || v < 1 || v > 1 << 24) {
-            snprintf(err, errlen, "--check-decomposition: '%s' is not a rank count (a whole number from 1)",
-                     counts->item[k]);
-            return hp_any_error(&s->comm, MPI_COMM_WORLD, 0, MD_KERNEL, err), -1;
-        }
-        nranks[k] = (int)v;
-    }
+    if (hp_list_rank_counts(counts, "check-decomposition", nranks, err, errlen))
+        return hp_any_error(&s->comm, MPI_COMM_WORLD, 0, MD_KERNEL, err), -1;
     md_data file = {0};
     int status = md_box_read(s, &file, err, errlen);
     md_data_free(&file);
@@ -86,11 +78,7 @@ int md_check_decomposition(md_sim *s, char *err, size_t errlen)
         hp_json_array_begin(&j, "grid");
         for (int d = 0; d < 3; d++) hp_json_int(&j, NULL, dims[d]);
         hp_json_array_end(&j);
-        hp_json_bool(&j, "ok", ok);
-        if (ok)
-            hp_json_null(&j, "error");
-        else
-            hp_json_string(&j, "error", why);
+        hp_json_verdict(&j, ok, why);
         hp_json_object_end(&j);
     }
     hp_json_array_end(&j);

@@ -51,15 +51,9 @@ static int check_decomposition(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     int ranks[HP_LIST_MAX];
-    for (int k = 0; k < p.check_ranks.n; k++) {
-        char *end;
-        const long v = strtol(p.check_ranks.item[k], &end, 10);
-        if (end == p.check_ranks.item[k] || *end || v < 1 || v > 1 << 24) {
-            fprintf(stderr, "%s: error: --check-decomposition: '%s' is not a rank count (a whole number from 1)\n",
-                    MB_PROGRAM, p.check_ranks.item[k]);
-            return EXIT_BAD_INPUT;
-        }
-        ranks[k] = (int)v;
+    if (hp_list_rank_counts(&p.check_ranks, "check-decomposition", ranks, err, sizeof err)) {
+        fprintf(stderr, "%s: error: %s\n", MB_PROGRAM, err);
+        return EXIT_BAD_INPUT;
     }
     hp_json j;
     hp_json_open(&j, stdout);
@@ -69,11 +63,7 @@ static int check_decomposition(int argc, char **argv)
         const int ok = mb_params_check_run(&p, ranks[k], p.thread_requested, why, sizeof why) == 0;
         hp_json_object_begin(&j, NULL);
         hp_json_int(&j, "ranks", ranks[k]);
-        hp_json_bool(&j, "ok", ok);
-        if (ok)
-            hp_json_null(&j, "error");
-        else
-            hp_json_string(&j, "error", why);
+        hp_json_verdict(&j, ok, why);
         hp_json_object_end(&j);
     }
     hp_json_array_end(&j);

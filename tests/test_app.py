@@ -433,13 +433,18 @@ def test_the_models_and_exports_take_an_app_study_as_a_kernels(tmp_path):
     assert {"<root>->pair", "<root>->MPI/p2p"} <= {m["callpath"] for m in lines}
     assert any(m["callpath"] == "<root>->MPI/p2p" and m["metric"] == "bytes" and m["value"] > 0 for m in lines)
 
-    recommended = model("recommend", "--kernel", "app", "--calibration", str(results))
+    def recommend(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*HYBRIDPERF, "recommend", *args], capture_output=True, text=True, timeout=300)
+
+    recommended = recommend("--kernel", "app", "--calibration", str(results), "--json")
     assert recommended.returncode == 0, recommended.stderr
-    text = " ".join(recommended.stdout.split())
+    given = {i["name"]: i for i in json.loads(recommended.stdout)["inputs"]}
     serial = next(r for r in runs(results) if r["ranks"] == 1)
-    assert f"{serial['loop_time']:.4g} s; measured: the serial run's loop time" in text
-    assert "measured by libhybridperf-mpi.so at 2 ranks; bytes n^-0.67 assumed" in text
+    assert given["work (serial seconds)"]["value"] == f"{serial['loop_time']:.4g} s"
+    assert given["work (serial seconds)"]["source"].startswith("measured: the serial run's loop time")
+    assert "measured by libhybridperf-mpi.so at 2 ranks; bytes n^-0.67 assumed" in \
+        given["point-to-point sent per process"]["source"]
     for args, message in [((), "--kernel app needs --calibration"),
                           (("--calibration", str(results), "--size", "4"), "--size: not for --kernel app")]:
-        refused = model("recommend", "--kernel", "app", *args)
+        refused = recommend("--kernel", "app", *args)
         assert refused.returncode == 2 and message in refused.stderr and refused.stderr.count("\n") == 1

@@ -51,26 +51,47 @@ def table_rows(text: str) -> dict[str, list[str]]:
                                               for line in text.splitlines() if line.startswith("│")) if cells}
 
 
+def recommended(*args, run=None):
+    """`hybridperf recommend ... --json`, parsed; `run`: how to run the command (default: cli)."""
+    out = (run or cli)("recommend", *args, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def winners(answer_doc):
+    return {a["nodes"]: a["winner"] for a in answer_doc["answers"]}
+
+
+def inputs_of(answer_doc):
+    return {i["name"]: i for i in answer_doc["inputs"]}
+
+
 def test_recommend_on_merlin_from_the_thesis_inputs():
     """No knob is set: the work rate, threading losses and fork/join come from the thesis's tables, and pure MPI wins
-    at every node count, the thesis's Infiniband finding; every input's distance to another answer is printed."""
-    out = cli("model", "recommend", "--cluster", "merlin", "--nodes", "1,8,64")
-    assert out.returncode == 0, out.stderr
-    rows = table_rows(out.stdout)
-    assert all(rows[n][4] == "8r×1t" for n in ("1", "8", "64"))
-    assert "the winner changes" not in out.stdout
-    assert "What would change the answer" in out.stdout
-    for source in ("thesis Table 4.8", "thesis Tables 4.6/4.7", "2.5 GB/s; measured or published",
-                   "4 GB/s; assumed", "1.92 us at 8 threads"):
-        assert source in out.stdout.replace("\n", " ")
+    at every node count, the thesis's Infiniband finding, decided by its interval; every input's distance to another
+    answer is there."""
+    doc = recommended("--cluster", "merlin", "--nodes", "1,8,64")
+    assert doc["method"] == "model" and winners(doc) == {1: "8r×1t", 8: "8r×1t", 64: "8r×1t"}
+    assert all(a["verdict"] == "wins" and a["margin_low"] > 0 for a in doc["answers"]) and not doc["crossovers"]
+    given = inputs_of(doc)
+    assert "thesis Table 4.8" in given["work (serial seconds)"]["source"]
+    assert "thesis Tables 4.6/4.7" in given["threading loss (1 - e_mt)"]["source"]
+    assert given["time per byte between nodes"]["value"] == "2.5 GB/s" and not given["time per byte between nodes"]["assumed"]
+    assert given["time per byte within a node"]["value"] == "4 GB/s" and given["time per byte within a node"]["assumed"]
+    assert given["fork/join per threaded loop"]["value"] == "1.92 us at 8 threads"
+    moves = {m["input"]: m["moves"] for m in doc["sensitivity"]["moves"]}
+    assert 1 / moves["threading loss (1 - e_mt)"]["64"]["down"] == pytest.approx(11.16, rel=0.005)
+    text = cli("recommend", "--cluster", "merlin", "--nodes", "1,8,64")
+    assert "What would change the answer" in text.stdout and "the winner changes" not in text.stdout
+    old = cli("model", "recommend", "--cluster", "merlin", "--nodes", "1,8,64")
+    assert old.stdout == text.stdout and "is now `hybridperf recommend`" in old.stderr
 
 
 def test_recommend_with_a_given_thread_loss_says_so():
     """An override is possible and is named as such; a large enough loss-free assumption changes the answer."""
-    out = cli("model", "recommend", "--cluster", "merlin", "--nodes", "1,64", "--thread-loss", "0")
-    assert out.returncode == 0, out.stderr
-    assert "given: --thread-loss 0" in out.stdout
-    assert table_rows(out.stdout)["64"][4] != "8r×1t"  # threads that lose nothing win at 64 nodes
+    doc = recommended("--cluster", "merlin", "--nodes", "1,64", "--thread-loss", "0")
+    assert inputs_of(doc)["threading loss (1 - e_mt)"]["source"] == "given: --thread-loss 0"
+    assert winners(doc)[64] != "8r×1t"  # threads that lose nothing win at 64 nodes
 
 
 @pytest.mark.parametrize("args,message", [
@@ -80,10 +101,13 @@ def test_recommend_with_a_given_thread_loss_says_so():
     (["--size", "0"], "--size and --steps must be 1 or more"),
     (["--work-seconds", "-1"], "--work-seconds above 0"),
     (["--cluster", "stella", "--nodes", "32"], "Stella has 16 nodes"),
+    (["--by", "guess"], "--by must be one of measured, model, simulation"),
+    (["--by", "measured"], "--by measured needs --calibration"),
+    (["--by", "simulation", "--future"], "--future: closed-form inputs"),
 ])
 def test_recommend_rejects_bad_input(args, message):
-    out = cli("model", "recommend", *args)
-    assert out.returncode != 0 and message in out.stderr
+    out = cli("recommend", *args)
+    assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1
 
 
 @pytest.fixture(scope="module")
@@ -101,13 +125,14 @@ def calibration_dir(tmp_path_factory, md_binary):
 
 
 def test_recommend_on_this_machine_uses_the_calibration_and_the_serial_run(calibration_dir):
-    out = cli("model", "recommend", "--calibration", calibration_dir)
-    assert out.returncode == 0, out.stderr
-    assert "mixbench ping-pong: alpha" in out.stdout and "ompbench PARALLEL FOR at 2 threads" in out.stdout
-    assert "STREAM triad: 1 thread(s)" in out.stdout
-    assert "md 2048 atoms x 20 steps" in out.stdout
-    assert "measured: computation time of T ranks over T threads, 2 threads" in out.stdout.replace("\n", " ")
-    assert "measured: the serial run's loop time" in out.stdout.replace("\n", " ")
+    doc = recommended("--calibration", calibration_dir)
+    assert "mixbench ping-pong: alpha" in doc["about"] and "ompbench PARALLEL FOR at 2 threads" in doc["about"]
+    assert "STREAM triad: 1 thread(s)" in doc["about"]
+    assert "md 2048 atoms x 20 steps" in doc["workload"] and [a["nodes"] for a in doc["answers"]] == [1]
+    given = inputs_of(doc)
+    assert "measured: computation time of T ranks over T threads, 2 threads" in given["threading loss (1 - e_mt)"][
+        "source"]
+    assert "measured: the serial run's loop time" in given["work (serial seconds)"]["source"]
 
 
 def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_dir):
@@ -120,7 +145,7 @@ def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_di
 
 
 def test_a_calibration_directory_without_profiles_is_refused(tmp_path):
-    out = cli("model", "recommend", "--calibration", tmp_path)
+    out = cli("recommend", "--calibration", tmp_path)
     assert out.returncode != 0 and "holds no profiles" in out.stderr
 
 
@@ -166,97 +191,113 @@ def add_blocks(results, blocks, hybrid=1.0, refused=False):
     return results
 
 
-def one_node(text):
-    return table_rows(text)["1"]
-
-
 def test_noisy_calibration_runs_give_no_sure_answer_and_the_undecided_race_is_shown(tiny_study):
     """tiny-md's repeats: one of its three 1x2 runs was 40% slow. The latest runs alone gave 2r×1t by 44%, winning
     every draw; the medians, their spread and the race that could not decide show no sure winner."""
-    out = cli_on(2, "model", "recommend", "--calibration", tiny_study)
+    out = cli_on(2, "recommend", "--calibration", tiny_study, "--json")
     assert out.returncode == 0, out.stderr
-    predicted = one_node(out.stdout)
-    assert predicted[-1] != "100%" and float(predicted[-1].rstrip("%")) < 90
-    assert "±" in predicted[0] and "±" in predicted[1]  # each prediction with its interval
-    measured = table_rows(out.stdout)["1, measured"]
-    assert measured[0].endswith("(3)") and measured[2] == "undecided" and measured[-1] == "race"
-    text = out.stdout.replace("\n", " ")
-    assert "the race of study tiny-md at 2 cores: undecided after 3 blocks" in text
-    assert "the race did not decide" in text
-    assert "median of 3 runs, spread" in text  # the work and e_mt carry their runs' spread
+    doc = json.loads(out.stdout)
+    [predicted] = doc["answers"]
+    assert predicted["confidence"] < 0.9 and predicted["verdict"] == "undecided"
+    assert all(p["low"] < p["seconds"] < p["high"] for p in predicted["predictions"])  # each with its interval
+    measured = doc["measured"]
+    assert [p["runs"] for p in measured["predictions"]] == [3, 3] and measured["verdict"] == "undecided"
+    notes = " ".join(doc["notes"])
+    assert "the race of study tiny-md at 2 cores: undecided after 3 blocks" in notes
+    assert "the race did not decide" in notes
+    assert "median of 3 runs, spread" in inputs_of(doc)["work (serial seconds)"]["source"]  # with its runs' spread
     # the 2x1 runs' median computation is a hair above the 1x2 runs': a negative loss, clamped and named
     [warning] = [line for line in out.stderr.splitlines() if "warning" in line]
     assert "threading loss at 2 threads measured -" in warning and "taken as 0" in warning
     assert warning.count("profiles/") == 2 and warning.count(".json") == 2
+    text = cli_on(2, "recommend", "--calibration", tiny_study)
+    assert table_rows(text.stdout)["1, measured"][-1] == "undecided"
 
 
 def test_a_decided_race_overrules_the_prediction(tiny_study):
     """Twelve more blocks in which 1 rank x 2 threads is 20% faster: the race decides for it, and the answer is the
-    measurement's, whatever the model predicted."""
+    measurement's, whatever the model predicted; --by measured gives the race's answer in the same shape."""
     add_blocks(tiny_study, 12, hybrid=0.8)
-    out = cli_on(2, "model", "recommend", "--calibration", tiny_study)
-    assert out.returncode == 0, out.stderr
-    assert table_rows(out.stdout)["1, measured"][2] == "1r×2t"
-    text = out.stdout.replace("\n", " ")
-    assert "at 2 cores: hybrid-1 wins" in text
+    doc = recommended("--calibration", tiny_study, run=lambda *a: cli_on(2, *a))
+    assert doc["measured"]["winner"] == "1r×2t" and doc["measured"]["verdict"] == "wins"
+    notes = " ".join(doc["notes"])
+    assert "at 2 cores: hybrid-1 wins" in notes
     assert "the answer at 1 node is the measured one, 1r×2t: the race decided, and overrules the prediction (2r×1t)" \
-        in text
+        in notes
+    raced = recommended("--by", "measured", "--results", tiny_study, "--size", "12")
+    assert set(raced) == set(doc) and raced["method"] == "measured"
+    [answer] = raced["answers"]
+    assert answer["winner"] == "1r×2t" and answer["verdict"] == "wins" and answer["margin_low"] > 0
+    assert [p["runs"] for p in answer["predictions"]] == [15, 15]
+    assert set(answer["predictions"][0]["parts"]) == set(predicted_parts(doc))
+    assert raced["sensitivity"]["moves"] == [] and not any(i["movable"] for i in raced["inputs"])
+    several = cli("recommend", "--by", "measured", "--results", tiny_study)
+    assert several.returncode == 2 and "choose one with --size" in several.stderr
+
+
+def predicted_parts(doc):
+    return doc["answers"][0]["predictions"][0]["parts"]
 
 
 def test_a_split_the_program_refused_is_left_out_and_says_why(tiny_study):
     """A stored 1x2 run that ran one busy thread: 1r×2t is never recommended, and the output names the run."""
     add_blocks(tiny_study, 0, refused=True)
-    out = cli_on(2, "model", "recommend", "--calibration", tiny_study)
-    assert out.returncode == 0, out.stderr
-    row = one_node(out.stdout)
-    assert row[0] == "left out" and row[2] == "2r×1t"
-    text = out.stdout.replace("\n", " ")
-    assert "1r×2t left out: the program was seen to refuse 2 threads per rank — run " in text
-    assert "of study tiny-md (1x2): the program ignored the thread count" in text and "MPI_ABORT" not in text
-    assert "What would change the answer" in text
+    doc = recommended("--calibration", tiny_study, run=lambda *a: cli_on(2, *a))
+    [answer] = doc["answers"]
+    assert answer["winner"] == "2r×1t" and [p["split"] for p in answer["predictions"]] == ["2r×1t"]
+    [left] = answer["left_out"]
+    assert left["split"] == "1r×2t" and "the program was seen to refuse 2 threads per rank — run " in left["why"]
+    notes = " ".join(doc["notes"])
+    assert "of study tiny-md (1x2): the program ignored the thread count" in notes and "MPI_ABORT" not in notes
+    text = cli_on(2, "recommend", "--calibration", tiny_study)
+    assert table_rows(text.stdout)["1"][1] == "left out" and "What would change the answer" in text.stdout
 
 
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_a_simulated_margin_below_the_calibration_runs_noise_says_so(tiny_study):
     """The replay is exact, its measured e_mt is not: tiny-md's 1x2 runs spread ±23%, and a margin below that between
-    a threaded split and another is marked as within the noise; the clamped e_mt is warned about here too."""
-    out = cli("model", "recommend", "--simulate", "--cluster", "stella", "--calibration", tiny_study, "--nodes", "1",
-              "--window", "2")
+    a threaded split and another is marked as within the noise — undecided; the clamped e_mt is warned about here
+    too. The document has the model's shape."""
+    out = cli("recommend", "--by", "simulation", "--cluster", "stella", "--calibration", tiny_study, "--nodes", "1",
+              "--window", "2", "--json")
     assert out.returncode == 0, out.stderr
-    row = table_rows(out.stdout)["1"]
-    assert float(row[-2].rstrip("%")) < 23 and row[-1] == "within the ±23% noise"
-    assert "noise: e_mt rests on runs that spread ±22.7%" in out.stdout.replace("\n", " ")
+    doc = json.loads(out.stdout)
+    [answer] = doc["answers"]
+    assert answer["margin"] < 0.23 and answer["note"] == "within the ±23% noise of the measured e_mt"
+    assert answer["verdict"] == "undecided" and answer["margin_low"] < 0 < answer["margin_high"]
+    assert inputs_of(doc)["threading efficiency (e_mt)"]["value"] == "±22.7% noise"
     assert "hybridperf: warning: threading loss at 2 threads measured -" in out.stderr
+    model = recommended("--cluster", "stella", "--calibration", tiny_study, "--nodes", "1")
+    assert set(doc) == set(model) and set(answer) == set(model["answers"][0])
+    assert set(answer["predictions"][0]) == set(model["answers"][0]["predictions"][0])
+    assert answer["predictions"][0]["parts"]["idle"] is not None and predicted_parts(model)["idle"] is None
 
 
 def test_a_preset_marks_what_it_borrows_from_another_machine_as_assumed():
     """Stella is priced with Merlin's work rate, threading losses and fork/join: each is marked assumed in the table
     of what would change the answer; on Merlin itself they are the thesis's own (published)."""
-    stella = cli("model", "recommend", "--cluster", "stella", "--nodes", "16")
-    assert stella.returncode == 0, stella.stderr
-    rows = table_rows(stella.stdout)
-    assert rows["work (serial seconds)"][0].startswith("7115 s; assumed: Merlin's (the thesis's), another machine than")
-    assert "assumed: Merlin's" in rows["threading loss (1 - e_mt)"][0]
-    assert rows["fork/join per threaded loop"][0] == "1.92 us at 8 threads; assumed"
-    merlin = table_rows(cli("model", "recommend", "--cluster", "merlin", "--nodes", "16").stdout)
-    assert "assumed" not in merlin["work (serial seconds)"][0] + merlin["threading loss (1 - e_mt)"][0]
-    assert merlin["fork/join per threaded loop"][0] == "1.92 us at 8 threads; measured or published"
+    stella = inputs_of(recommended("--cluster", "stella", "--nodes", "16"))
+    assert stella["work (serial seconds)"]["source"].startswith("assumed: Merlin's (the thesis's), another machine than")
+    assert "assumed: Merlin's" in stella["threading loss (1 - e_mt)"]["source"]
+    assert stella["fork/join per threaded loop"]["assumed"]
+    merlin = inputs_of(recommended("--cluster", "merlin", "--nodes", "16"))
+    assert not merlin["work (serial seconds)"]["assumed"] and not merlin["threading loss (1 - e_mt)"]["assumed"]
+    assert merlin["fork/join per threaded loop"]["source"] == "measured or published"
 
 
 def test_a_calibration_priced_on_a_preset_is_borrowed_from_this_machine(tiny_study):
-    out = cli("model", "recommend", "--cluster", "merlin", "--nodes", "1", "--calibration", tiny_study)
-    assert out.returncode == 0, out.stderr
-    rows = table_rows(out.stdout)
-    assert "assumed: this machine's, another machine than Merlin" in rows["work (serial seconds)"][0]
-    assert "assumed: this machine's" in rows["threading loss (1 - e_mt)"][0]
-    assert "1, measured" not in rows  # this machine's runs do not answer for Merlin
+    doc = recommended("--cluster", "merlin", "--nodes", "1", "--calibration", tiny_study)
+    given = inputs_of(doc)
+    assert "assumed: this machine's, another machine than Merlin" in given["work (serial seconds)"]["source"]
+    assert "assumed: this machine's" in given["threading loss (1 - e_mt)"]["source"]
+    assert doc["measured"] is None  # this machine's runs do not answer for Merlin
 
 
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_explain_puts_the_closed_form_beside_the_replay_and_names_the_parts_that_differ():
     """Stella, one node, a small problem: the replay prices the thesis's master-only halo packing and the closed
     form does not, so the threaded splits disagree beyond both intervals, in threading."""
-    out = cli("model", "recommend", "--explain", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps",
+    out = cli("recommend", "--explain", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps",
               "10", "--window", "2")
     assert out.returncode == 0, out.stderr
     rows = table_rows(out.stdout)
@@ -267,14 +308,16 @@ def test_explain_puts_the_closed_form_beside_the_replay_and_names_the_parts_that
     assert "1r×8t: the closed form says" in text and "beyond both intervals" in text and "they differ in threading" \
         in text
     assert "winner: closed form 8r×1t by" in text and "simulation 8r×1t by" in text
-    refused = cli("model", "recommend", "--explain", "--simulate")
+    refused = cli("recommend", "--explain", "--by", "simulation")
     assert refused.returncode == 2 and "not with --explain" in refused.stderr and refused.stderr.count("\n") == 1
 
 
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_simulated_on_stella_the_borrowed_costs_are_in_the_sensitivity():
-    out = cli("model", "recommend", "--simulate", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps",
-              "10", "--window", "2")
-    assert out.returncode == 0, out.stderr
-    rows = table_rows(out.stdout)
-    assert {"fork/join", "compute costs (borrowed: Merlin's)", "threading losses (borrowed: Merlin's)"} <= set(rows)
+    doc = recommended("--by", "simulation", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps", "10",
+                      "--window", "2")
+    given = inputs_of(doc)
+    assert given["compute costs"]["source"] == given["threading losses"]["source"] == "borrowed: Merlin's"
+    moves = {m["input"] for m in doc["sensitivity"]["moves"]}
+    assert {"fork/join", "compute costs", "threading losses"} <= moves
+    assert not doc["sensitivity"]["exact"] and doc["sensitivity"]["limit"] == 2

@@ -383,13 +383,16 @@ def test_cluster_measure_describes_this_machine(tmp_path):
 
 @needs_smpi
 def test_recommend_simulate_names_a_winner_and_the_assumed_figures_effect():
-    out = subprocess.run([*HYBRIDPERF, "model", "recommend", "--simulate", "--cluster", "merlin", "--size", "16",
-                          "--steps", "10", "--window", "5", "--nodes", "1,2"], capture_output=True, text=True)
+    out = subprocess.run([*HYBRIDPERF, "recommend", "--by", "simulation", "--cluster", "merlin", "--size", "16",
+                          "--steps", "10", "--window", "5", "--nodes", "1,2", "--json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "8r×1t" in out.stdout and "1r×8t" in out.stdout and "winner" in out.stdout
-    # Merlin's on-node latency and bandwidth are assumed: each gets a row of what moving it does
-    assert "intra-node latency" in out.stdout and "intra-node bandwidth" in out.stdout
-    refused = subprocess.run([*HYBRIDPERF, "model", "recommend", "--simulate", "--cluster", "merlin", "--kernel",
+    doc = json.loads(out.stdout)
+    assert [a["nodes"] for a in doc["answers"]] == [1, 2]
+    assert {p["split"] for p in doc["answers"][0]["predictions"]} == {"8r×1t", "4r×2t", "2r×4t", "1r×8t"}
+    # Merlin's on-node latency and bandwidth are assumed: each is moved, the measured network is not
+    moved = {m["input"] for m in doc["sensitivity"]["moves"]}
+    assert {"intra-node latency", "intra-node bandwidth"} <= moved and "network latency" not in moved
+    refused = subprocess.run([*HYBRIDPERF, "recommend", "--by", "simulation", "--cluster", "merlin", "--kernel",
                               "spmv"], capture_output=True, text=True)
     assert refused.returncode != 0 and "needs --calibration" in refused.stderr and len(refused.stderr.splitlines()) == 1
 

@@ -23,6 +23,7 @@ from hybridperf.analysis.race import Racer, Rule
 from hybridperf.analysis.scaling import problem_size
 from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potential as cli_potential,
                             simulate as cli_simulate, study as cli_study)
+from hybridperf.cli.recommend import recommend_command
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
 from hybridperf.launch import kernels, machine
 from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
@@ -252,6 +253,7 @@ app.add_typer(cli_model.model_app, name="model")
 app.add_typer(cli_cluster.cluster_app, name="cluster")
 app.add_typer(cli_potential.potential_app, name="potential")
 app.command(name="simulate")(cli_simulate.simulate)
+app.command(name="recommend")(recommend_command)
 
 
 def main() -> None:

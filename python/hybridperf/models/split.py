@@ -19,8 +19,9 @@ Uncertainty: every input carries a relative error -- the assumed error bars of u
 measured ones the spread of the runs they were calibrated on (the work's, e_mt's: `ThreadEfficiency.noise`) --
 and a Monte Carlo over them gives each prediction's spread and the probability that the predicted winner
 really wins. A split the program was seen to refuse (`Problem.max_threads`) is never a candidate. Where an
-input is not measured, the answer must not rest on it unseen: `sensitivity` finds, for every input, how far
-it would have to move for another split to win. `parts` gives each term alone, for setting the closed form
+input is not measured, the answer must not rest on it unseen: `variants` lists every input with its
+provenance and how to move it, for predict.sensitivity to find how far it would have to move for another split
+to win. `parts` gives each term alone, for setting the closed form
 beside a simulation of the same split. Pure functions.
 """
 
@@ -267,94 +268,59 @@ def crossovers(cluster: Cluster, problem: Problem, node_counts: list[int]) -> li
     return out
 
 
-# ---------------------------------------------------------------- what would change the answer
+# ---------------------------------------------------------------- the inputs, to move one at a time
 
-MOVES = 100.0  # inputs are moved by up to this factor either way
+THREAD_LOSS = "threading loss (1 - e_mt)"
 
 
-def _variants(cluster: Cluster, problem: Problem) -> dict[str, tuple[str, Callable[[float], tuple[Cluster, Problem]]]]:
-    """Each input of a prediction: (its value and source, the cluster and problem with it multiplied by f)."""
+@dataclass(frozen=True)
+class Variant:
+    """One input of a prediction: its value and where it comes from, and the cluster and problem with it
+    multiplied by a factor (`vary`)."""
+
+    value: str
+    source: str
+    assumed: bool
+    vary: Callable[[float], tuple[Cluster, Problem]]
+
+
+def variants(cluster: Cluster, problem: Problem) -> dict[str, Variant]:
+    """Every input of a prediction, by name. A threading loss priced from nothing (no measured points) cannot be
+    multiplied: `with_loss` sets it instead."""
     def cluster_times(name: str) -> Callable[[float], tuple[Cluster, Problem]]:
         return lambda f: (replace(cluster, **{name: getattr(cluster, name) * f}), problem)
 
-    def source(name: str) -> str:
-        return "assumed" if name in cluster.assumed else "measured or published"
+    def source(name: str) -> tuple[str, bool]:
+        return ("assumed", True) if name in cluster.assumed else ("measured or published", False)
 
     par = cluster.par_overhead
     eff = problem.thread_efficiency
     n, halo, messages = cluster.cores_per_node, problem.halo_bytes, problem.messages
     losses = ", ".join(f"{1 - e:.1%} at {t}" for t, e in eff.points) + " threads" if eff.points else "none"
     return {
-        "work (serial seconds)": (f"{problem.work_seconds:.4g} s; {problem.work_source}",
-                                  lambda f: (cluster, replace(problem, work_seconds=problem.work_seconds * f))),
-        "threading loss (1 - e_mt)": (f"{losses}; {eff.source}",
-                                      lambda f: (cluster, replace(problem, thread_efficiency=eff.scaled(f)))),
-        "point-to-point sent per process": (
-            f"{halo(n):.3g} B in {messages(n):.3g} messages at {n} processes; {problem.comm_source}",
+        "work (serial seconds)": Variant(f"{problem.work_seconds:.4g} s", problem.work_source,
+                                         problem.work_source.startswith("assumed"),
+                                         lambda f: (cluster, replace(problem, work_seconds=problem.work_seconds * f))),
+        THREAD_LOSS: Variant(losses, eff.source, eff.assumed,
+                             lambda f: (cluster, replace(problem, thread_efficiency=eff.scaled(f)))),
+        "point-to-point sent per process": Variant(
+            f"{halo(n):.3g} B in {messages(n):.3g} messages at {n} processes", problem.comm_source, False,
             lambda f: (cluster, replace(problem, halo_bytes=lambda k: f * halo(k), messages=lambda k: f * messages(k)))),
-        "fork/join per threaded loop": (f"{par(cluster.cores_per_node) * 1e6:.3g} us at {cluster.cores_per_node} "
-                                        f"threads; {source('par_overhead')}",
-                                        lambda f: (replace(cluster, par_overhead=lambda t: f * par(t)), problem)),
-        "latency between nodes": (f"{cluster.alpha_inter * 1e6:.3g} us; {source('alpha_inter')}",
-                                  cluster_times("alpha_inter")),
-        "time per byte between nodes": (f"{1e-9 / cluster.beta_inter:.3g} GB/s; {source('beta_inter')}",
-                                        cluster_times("beta_inter")),
-        "latency within a node": (f"{cluster.alpha_intra * 1e6:.3g} us; {source('alpha_intra')}",
-                                  cluster_times("alpha_intra")),
-        "time per byte within a node": (f"{1e-9 / cluster.beta_intra:.3g} GB/s; {source('beta_intra')}",
-                                        cluster_times("beta_intra")),
+        "fork/join per threaded loop": Variant(f"{par(cluster.cores_per_node) * 1e6:.3g} us at {cluster.cores_per_node} "
+                                               "threads", *source("par_overhead"),
+                                               lambda f: (replace(cluster, par_overhead=lambda t: f * par(t)), problem)),
+        "latency between nodes": Variant(f"{cluster.alpha_inter * 1e6:.3g} us", *source("alpha_inter"),
+                                         cluster_times("alpha_inter")),
+        "time per byte between nodes": Variant(f"{1e-9 / cluster.beta_inter:.3g} GB/s", *source("beta_inter"),
+                                               cluster_times("beta_inter")),
+        "latency within a node": Variant(f"{cluster.alpha_intra * 1e6:.3g} us", *source("alpha_intra"),
+                                         cluster_times("alpha_intra")),
+        "time per byte within a node": Variant(f"{1e-9 / cluster.beta_intra:.3g} GB/s", *source("beta_intra"),
+                                               cluster_times("beta_intra")),
     }
 
 
-def _winner(cluster: Cluster, problem: Problem, nodes: int) -> tuple[int, int]:
-    splits = candidates(cluster, problem, nodes)
-    best = min(splits, key=lambda s: predict(cluster, problem, s))
-    return best.ranks_per_node, best.threads
-
-
-def _first_change(values: list[float], changes: Callable[[float], bool], start: float) -> float | None:
-    """Walking `values` away from `start` (where the answer is the base one), the value nearest `start` at which the
-    answer changes, refined by bisection between it and the last unchanged value; None if none changes it."""
-    previous = start
-    for value in values:
-        if changes(value):
-            low, high = previous, value
-            for _ in range(30):
-                mid = math.sqrt(low * high) if low > 0 and high > 0 else (low + high) / 2
-                low, high = (low, mid) if changes(mid) else (mid, high)
-            return high
-        previous = value
-    return None
-
-
-@dataclass(frozen=True)
-class Move:
-    """How far one input must move for another split to win at a node count."""
-
-    value: str  # the input's value and where it comes from
-    up: float | None  # the factor above 1 that changes the winner (None: none within MOVES)
-    down: float | None  # the factor below 1 that does
-    loss: float | None = None  # where threads are assumed to lose nothing: the loss per extra thread that does
-
-
-def sensitivity(cluster: Cluster, problem: Problem, nodes: int) -> dict[str, Move]:
-    """For every input, how far it would have to move for another split to win at this node count. A threading
-    loss assumed to be zero cannot be scaled: for it, the smallest loss per extra thread that changes the winner."""
-    base = _winner(cluster, problem, nodes)
-    grid = [MOVES ** (k / 40) for k in range(1, 41)]
-    out = {}
-    for name, (value, vary) in _variants(cluster, problem).items():
-        def changes(f: float, vary=vary) -> bool:
-            return _winner(*vary(f), nodes) != base
-
-        out[name] = Move(value, _first_change(grid, changes, 1.0), _first_change([1 / f for f in grid], changes, 1.0))
-    if not problem.thread_efficiency.points:
-        threads = sorted({s.threads for s in splits_of(cluster, nodes)} - {1})
-
-        def lossy(loss: float) -> bool:
-            eff = ThreadEfficiency.from_loss(loss, threads, "")
-            return _winner(cluster, replace(problem, thread_efficiency=eff), nodes) != base
-
-        name = "threading loss (1 - e_mt)"
-        out[name] = replace(out[name], loss=_first_change([1e-4 * 1e4 ** (k / 40) for k in range(41)], lossy, 0.0))
-    return out
+def with_loss(cluster: Cluster, problem: Problem, loss: float) -> Problem:
+    """The problem with threads that lose `loss` per extra thread: e_mt(T) = 1 / (1 + loss (T - 1))."""
+    threads = sorted({s.threads for s in splits_of(cluster, 1)} - {1})
+    return replace(problem, thread_efficiency=ThreadEfficiency.from_loss(loss, threads, ""))

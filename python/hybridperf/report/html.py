@@ -48,7 +48,7 @@ h2{border-bottom:2px solid #444;padding-bottom:0.2em;margin-top:2em}code{backgro
 .headline li{margin:0.3em 0}"""
 
 
-def _html_table(table: Table) -> str:
+def html_table(table: Table) -> str:
     title, headers, rows = table
     if not headers:
         return ""
@@ -101,7 +101,7 @@ def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
     pairs = "".join(f"<li>{html.escape(problem(r.problem))}, {r.nodes} node(s), {html.escape(name)}: "
                     f"{html.escape(text)}</li>" for r in rows for name, text in r.paired.items())
     return ("<h2>Efficiency parameters (Chow &amp; Hysom)</h2>" + _html_figure(plots.efficiency(rows))
-            + _html_table(efficiency_table(rows))
+            + html_table(efficiency_table(rows))
             + f"<p>{html.escape(eff.reading(rows))}</p><details><summary>Runs paired for each value</summary>"
             f"<ul>{pairs}</ul></details>")
 
@@ -172,14 +172,14 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
                                                      "self).") + "</p>")
                 continue
             parts.append(_html_figure(figure(s)) if figure else "")
-            parts.append(_html_table(table(s)))
-        parts.append("<h3>Models</h3>" + "".join(_html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"
+            parts.append(html_table(table(s)))
+        parts.append("<h3>Models</h3>" + "".join(html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"
                                                  for t in model_tables(s, spec["cores_per_node"])))
     ignored = {k for params in spec.get("configuration_params", {}).values() for k in params}
     parts.append(efficiency_html(runs, spec["cores_per_node"], ignored))
     failed = failed_table(runs)
     if failed[2]:
-        parts.append("<h2 id='failures'>Failures</h2>" + _html_table(failed))
+        parts.append("<h2 id='failures'>Failures</h2>" + html_table(failed))
     parts.append("</body></html>")
     return "\n".join(parts)
 

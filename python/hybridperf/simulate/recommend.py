@@ -1,11 +1,8 @@
-"""`hybridperf model recommend --simulate`: every ranks x threads split of a described cluster's nodes at each
-node count, replayed by SimGrid instead of priced by the closed-form model; the winner, its margin, where the
-winner changes, and for every figure of the description marked assumed whether halving or doubling it would
-change the winner (winner and runner-up replayed again on the moved platform). A replay is exact under its
-inputs: what could move the margin is the assumed figures, which the sensitivity shows, and the noise of the
-measured ones. `--explain` prices every split both ways, part by part (`Side`): the closed form's parts
-(models.split.parts) beside the replay's, and where the totals differ by more than both intervals, the parts
-that differ. Pure but for the replays it asks for."""
+"""What a recommendation by SimGrid (predict.simulated) is built of: every ranks x threads split that fills a
+described cluster's nodes, a description with one figure moved, one replay's seconds, and a replay taken apart
+(`simulated_parts`: the run, and the run without each kind of communication). `--explain` prices every split
+both ways, part by part (`Side`): the closed form's parts (models.split.parts) beside the replay's, and where the
+totals differ by more than both intervals, the parts that differ. Pure but for the replays it asks for."""
 
 from __future__ import annotations
 
@@ -23,26 +20,6 @@ from hybridperf.simulate.replay import replay
 
 FACTORS = (0.5, 2.0)
 PlanOf = Callable[[Split], Plan]  # the kernel's plan of the problem at a split
-
-
-@dataclass(frozen=True)
-class Choice:
-    nodes: int
-    times: dict[Split, float]  # simulated seconds of the whole run per split
-
-    @property
-    def ranked(self) -> list[Split]:
-        return sorted(self.times, key=self.times.__getitem__)
-
-    @property
-    def winner(self) -> Split:
-        return self.ranked[0]
-
-    @property
-    def margin(self) -> float:
-        """runner-up / winner - 1 (0 with a single split)."""
-        ranked = self.ranked
-        return self.times[ranked[1]] / self.times[ranked[0]] - 1 if len(ranked) > 1 else 0.0
 
 
 def splits(spec: cluster.ClusterSpec, nodes: int) -> list[Split]:
@@ -66,23 +43,6 @@ def seconds(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: S
         return replayer(texts, spec, split.ranks_per_node, Path(work)) * scale
 
 
-def choose(spec: cluster.ClusterSpec, model: ComputeModel, plan_of: PlanOf, counts: list[int], scale: float,
-           progress: Callable[[str], None] = lambda line: None) -> list[Choice]:
-    out = []
-    for n in counts:
-        times = {}
-        for sp in splits(spec, n):
-            progress(f"{spec.name}: {n} nodes, {sp.ranks_per_node} ranks x {sp.threads} threads per node")
-            times[sp] = seconds(plan_of(sp), model, spec, sp, scale)
-        out.append(Choice(n, times))
-    return out
-
-
-def crossovers(choices: list[Choice]) -> list[tuple[int, Split, Split]]:
-    return [(b.nodes, a.winner, b.winner) for a, b in zip(choices, choices[1:])
-            if (a.winner.ranks_per_node, a.winner.threads) != (b.winner.ranks_per_node, b.winner.threads)]
-
-
 FIELDS = {"network latency": "latency", "network bandwidth": "bandwidth", "intra-node latency": "intra_latency",
           "intra-node bandwidth": "intra_bandwidth", "fork/join": "fork_join"}
 
@@ -95,38 +55,7 @@ def threading_scaled(model: ComputeModel, factor: float) -> ComputeModel:
     return replace(model, threads=Threads(model.threads.measured.scaled(factor)))
 
 
-def sensitivity(spec: cluster.ClusterSpec, model_of: Callable[[cluster.ClusterSpec], ComputeModel],
-                plan_of: PlanOf, choices: list[Choice], scale: float,
-                progress: Callable[[str], None] = lambda line: None,
-                borrowed: dict[str, ModelMove] | None = None) -> dict[str, dict[int, str]]:
-    """Per assumed figure, per node count: which of halving (÷2) and doubling (×2) it makes the runner-up win,
-    or '–' where neither does. model_of builds the compute model on a moved description (fork/join is the
-    model's). `borrowed`: inputs of the compute model taken from another machine than the cluster's, each with
-    how to move it; they are assumed too."""
-    def moves(choice: Choice, factor: float, move: Callable[[float], tuple[cluster.ClusterSpec, ComputeModel]]) -> bool:
-        other, model = move(factor)
-        winner, runner_up = (seconds(plan_of(sp), model, other, sp, scale) for sp in choice.ranked[:2])
-        return runner_up < winner
-
-    inputs: dict[str, Callable[[float], tuple[cluster.ClusterSpec, ComputeModel]]] = {
-        label: (lambda f, name=name: (moved(spec, name, f), model_of(moved(spec, name, f))))
-        for label, name in FIELDS.items() if getattr(spec, name).assumed}
-    inputs |= {label: (lambda f, move=move: (spec, move(model_of(spec), f)))
-               for label, move in (borrowed or {}).items()}
-    out: dict[str, dict[int, str]] = {}
-    for label, move in inputs.items():
-        out[label] = {}
-        for choice in choices:
-            flips = []
-            for factor in FACTORS if len(choice.times) > 1 else ():
-                progress(f"{spec.name}: {label} x {factor:g} at {choice.nodes} nodes")
-                if moves(choice, factor, move):
-                    flips.append("×2" if factor > 1 else "÷2")
-            out[label][choice.nodes] = " ".join(flips) or "–"
-    return out
-
-
-REST = "waiting"  # what the replayed run spends beyond its parts: ranks waiting on the slowest, less any overlap
+REST = "idle"  # what the replayed run spends beyond its parts: ranks waiting on the slowest, less any overlap
 
 
 def _lossless(model: ComputeModel) -> ComputeModel:

@@ -1,0 +1,137 @@
+"""One renderer for every predictor's recommendation: its tables (the report's (title, headers, rows) shape, which
+report.terminal and report.html draw), its lines of prose, a JSON document of one shape for all three methods,
+and a self-contained HTML page. Pure functions."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from hybridperf.predict.answer import ALL_PARTS, Answer, name, Prediction, Recommendation
+from hybridperf.report.html import html_table, STYLE
+from hybridperf.report.tables import Table
+
+HOW = {"model": "predicted by the closed-form split model", "simulation": "simulated with SimGrid",
+       "measured": "measured: a stored study's race"}
+
+
+def _cell(p: Prediction) -> str:
+    """'12.3±4%', with the runs it rests on for measured ones; exact replays have no ±."""
+    spread = max(p.high - p.seconds, p.seconds - p.low) / p.seconds if p.seconds else 0.0
+    shown = f"{p.seconds:.4g}" + (f"±{100 * spread:.0f}%" if spread > 5e-4 else "")
+    return shown + (f" ({p.runs})" if p.runs else "")
+
+
+def _verdict(a: Answer) -> str:
+    odds = f", {100 * a.confidence:.0f}% of draws" if a.confidence is not None else ""
+    return a.verdict + odds
+
+
+def _columns(rec: Recommendation) -> list[tuple[int, int]]:
+    """The splits' columns, (ranks per node, threads), those left out included, most ranks first."""
+    answers = (*rec.answers, *([rec.measured] if rec.measured else []))
+    return sorted({(s.ranks_per_node, s.threads) for a in answers
+                   for s in (*(p.split for p in a.predictions), *(s for s, _ in a.left_out))}, key=lambda s: -s[0])
+
+
+def _row(label: str, a: Answer, columns: list[tuple[int, int]]) -> list[str]:
+    by_shape = {(p.split.ranks_per_node, p.split.threads): p for p in a.predictions}
+    left = {(s.ranks_per_node, s.threads) for s, _ in a.left_out}
+    cells = [_cell(by_shape[c]) if c in by_shape else "left out" if c in left else "–" for c in columns]
+    return [label, *cells, name(a.winner), a.lead_text(), _verdict(a)]
+
+
+def predictions_table(rec: Recommendation) -> Table:
+    columns = _columns(rec)
+    headers = ["nodes", *(f"{r}r×{t}t" for r, t in columns), "winner", "runner-up's lead", "verdict"]
+    rows = [_row(str(a.nodes), a, columns) for a in rec.answers]
+    if rec.measured:
+        rows.append(_row("1, measured", rec.measured, columns))
+    title = (f"{rec.workload}: seconds per split ({HOW[rec.method]}), ± the interval each is good to; the winner, "
+             "the runner-up's lead with its interval, and the verdict: wins when the whole interval is above zero, "
+             "a tie when it lies inside the tie band, else undecided")
+    return title, headers, rows
+
+
+def parts_table(rec: Recommendation) -> Table:
+    headers = ["nodes", "split", *ALL_PARTS, "total"]
+    rows = [[str(a.nodes), name(p.split), *("–" if p.parts.get(k) is None else f"{p.parts[k]:.4g}" for k in ALL_PARTS),
+             f"{p.seconds:.4g}"] for a in rec.answers for p in a.predictions]
+    return f"{rec.workload}: seconds per part (– where this method cannot tell the part apart)", headers, rows
+
+
+def sensitivity_table(rec: Recommendation) -> Table:
+    movable = [i for i in rec.inputs if i.movable]
+    if not movable:
+        return ("What would change the answer: no input is assumed, nor moved" + (
+            " — the answer is the race's, with its lead's interval" if rec.method == "measured" else ""),
+            ["input", "value", "source"], [[i.name, i.value, i.source] for i in rec.inputs])
+    exact = rec.method != "simulation"
+    title = ("What would change the answer: the factor each input would have to be multiplied by (×) or divided by "
+             f"(÷) for another split to win; – none within ×{rec.limit:g}" if exact else
+             "What would change the answer: does halving (÷2) or doubling (×2) an input make the runner-up win? "
+             "(≤×2: yes, the change lies at or before it; – neither; not moved: a measured input)")
+    headers = ["input", "value", "source", *(f"{a.nodes} node{'s' if a.nodes > 1 else ''}" for a in rec.answers)]
+    rows = []
+    for i in rec.inputs:
+        moves = rec.sensitivity.get(i.name)
+        cells = [moves[a.nodes].text() if moves else "not moved" for a in rec.answers]
+        rows.append([i.name, i.value, ("assumed: " if i.assumed and "assumed" not in i.source else "") + i.source,
+                     *cells])
+    return title, headers, rows
+
+
+def lines(rec: Recommendation) -> list[str]:
+    """What the tables do not say: splits left out, where the winner changes, notes, the measured runs' race."""
+    out = []
+    seen = set()
+    for a in rec.answers:
+        for s, why in a.left_out:
+            if (s.ranks_per_node, s.threads) not in seen:
+                seen.add((s.ranks_per_node, s.threads))
+                out.append(f"{name(s)} left out: {why}")
+        if a.note:
+            out.append(f"{a.nodes} node{'s' if a.nodes > 1 else ''}: {a.note}")
+    for n, before, after in rec.crossovers:
+        out.append(f"the winner changes at {n} nodes: {name(before)} -> {name(after)}")
+    return out + list(rec.notes) + rec.measured_note.splitlines()
+
+
+def _prediction_json(p: Prediction) -> dict[str, Any]:
+    return {"split": name(p.split), "nodes": p.split.nodes, "ranks_per_node": p.split.ranks_per_node,
+            "threads": p.split.threads, "seconds": p.seconds, "low": p.low, "high": p.high, "runs": p.runs,
+            "parts": p.parts}
+
+
+def _answer_json(a: Answer) -> dict[str, Any]:
+    return {"nodes": a.nodes, "verdict": a.verdict, "winner": name(a.winner),
+            "runner_up": name(a.runner_up) if a.runner_up else None, "margin": a.margin, "margin_low": a.margin_low,
+            "margin_high": a.margin_high, "confidence": a.confidence, "note": a.note,
+            "predictions": [_prediction_json(p) for p in a.predictions],
+            "left_out": [{"split": name(s), "why": why} for s, why in a.left_out]}
+
+
+def as_json(rec: Recommendation) -> dict[str, Any]:
+    """The recommendation as one JSON document, of the same shape for measured, modelled and simulated answers."""
+    return {
+        "method": rec.method, "cluster": rec.cluster, "workload": rec.workload, "about": rec.about,
+        "inputs": [{"name": i.name, "value": i.value, "source": i.source, "assumed": i.assumed,
+                    "movable": i.movable} for i in rec.inputs],
+        "answers": [_answer_json(a) for a in rec.answers],
+        "crossovers": [{"nodes": n, "from": name(a), "to": name(b)} for n, a, b in rec.crossovers],
+        "sensitivity": {"limit": rec.limit, "exact": rec.method != "simulation",
+                        "moves": [{"input": i, "moves": {str(n): {"up": m.up, "down": m.down, "value": m.value,
+                                                                  "text": m.text()} for n, m in per.items()}}
+                                  for i, per in rec.sensitivity.items()]},
+        "measured": _answer_json(rec.measured) if rec.measured else None,
+        "notes": lines(rec),
+    }
+
+
+def html_page(rec: Recommendation) -> str:
+    """A self-contained page: the tables and the lines."""
+    body = "".join(html_table(t) for t in (predictions_table(rec), parts_table(rec), sensitivity_table(rec)))
+    notes = "".join(f"<li>{html.escape(line)}</li>" for line in lines(rec))
+    title = html.escape(f"{rec.cluster}: which split — {rec.workload}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{STYLE}</style></head>"
+            f"<body><h1>{title}</h1><p>{html.escape(rec.about)}</p>{body}<ul>{notes}</ul></body></html>")

@@ -1,0 +1,106 @@
+"""The one prediction engine (predict/): the verdict rule every answer uses, the one sensitivity routine on a
+predictor whose answer is known, measured answers from a stored study's race, and one JSON shape."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from hybridperf.models.split import Split
+from hybridperf.predict import render, sensitivity
+from hybridperf.predict.answer import Answer, Input, Prediction, ranked_answer, Recommendation, verdict_of
+from hybridperf.predict.measured import MeasuredPredictor
+
+
+@pytest.mark.parametrize("low,high,verdict", [
+    (0.01, 0.05, "wins"),  # the whole interval above zero
+    (0.001, 0.01, "wins"),  # inside the band but above zero: a real, small win
+    (-0.01, 0.015, "tie"),  # wholly inside ±2%
+    (-0.01, 0.03, "undecided"),  # crosses zero and leaves the band
+    (None, None, "undecided"),  # unbounded
+])
+def test_the_verdict_is_the_races_rule(low, high, verdict):
+    assert verdict_of(low, high) == verdict
+
+
+PURE, HYBRID = Split(1, 2, 1), Split(1, 1, 2)
+
+
+@dataclass(frozen=True)
+class Toy:
+    """Pure MPI takes 1 s; hybrid 1.2 s times the input 'threads' (so it wins once that falls below 1/1.2)."""
+
+    cheap: bool
+    method: str = "model"
+
+    def inputs(self):
+        return (Input("threads", "1", "assumed", True), Input("runs", "3", "measured", False, movable=False))
+
+    def times(self, nodes, splits, moved=None):
+        factor = moved[1] if moved and moved[0] == "threads" else 1.0
+        return {s: 1.0 if s == PURE else 1.2 * factor for s in splits}
+
+    def answer(self, nodes):
+        t = self.times(nodes, [PURE, HYBRID])
+        return ranked_answer(nodes, [Prediction(s, v, v, v, {}) for s, v in t.items()], (0.2, 0.2))
+
+    def from_zero(self, name):
+        return False
+
+
+def test_a_cheap_predictor_gets_the_exact_factor_and_a_costly_one_the_probe():
+    cheap = Toy(cheap=True)
+    moves = sensitivity.moves(cheap, [cheap.answer(1)])
+    assert set(moves) == {"threads"}  # a measured input is not moved
+    move = moves["threads"][1]
+    assert move.up is None and move.down == pytest.approx(1 / 1.2, rel=1e-6) and move.exact
+    costly = Toy(cheap=False)
+    probed = sensitivity.moves(costly, [costly.answer(1)])["threads"][1]
+    assert probed.down == 0.5 and not probed.exact and probed.text() == "≤÷2"
+
+
+def test_nothing_to_win_against_moves_nothing():
+    lone = Answer(1, (Prediction(PURE, 1.0, 1.0, 1.0, {}),), "wins", 0.0, None, None)
+    assert sensitivity.moves(Toy(cheap=True), [lone])["threads"][1].text() == "–"
+
+
+def test_a_stored_race_is_a_measured_answer(tiny_study):
+    """tiny-md's race at 2 cores, size 12 (3 blocks): the answer is the race's own outcome, leader first, with the
+    runner-up's lead and its interval as the race gives them, and every run counted."""
+    from hybridperf.cli.study import stored
+
+    found = stored(tiny_study, None)
+    section = next(s for s in found.sections() if s.params["size"] == 12)
+    verdict = max(section.verdicts, key=lambda v: v.scale)
+    answer = MeasuredPredictor("tiny-md", section).answer(1)
+    assert answer.verdict == verdict.outcome and answer.winner == Split(*verdict.shapes[verdict.winner])
+    runner = verdict.race.runner_up
+    assert answer.margin == pytest.approx(runner.ratio - 1)
+    assert [p.runs for p in answer.predictions] == [3, 3]
+    assert all(p.parts["point-to-point"] is not None for p in answer.predictions)
+    assert answer.predictions[0].parts["threading"] is None  # the profiles do not split it from compute
+
+
+def test_the_json_and_html_carry_every_answer():
+    toy = Toy(cheap=True)
+    answers = (toy.answer(1),)
+    rec = Recommendation("model", "toy", "toy problem", "a toy", toy.inputs(), answers,
+                         sensitivity.moves(toy, list(answers)))
+    doc = render.as_json(rec)
+    assert doc["answers"][0]["winner"] == "2r×1t" and doc["answers"][0]["verdict"] == "wins"
+    assert doc["sensitivity"]["moves"][0]["moves"]["1"]["text"] == "÷1.2"
+    page = render.html_page(rec)
+    assert page.count("<table>") == 3 and "÷1.2" in page and "2r×1t" in page
+
+
+def test_a_study_without_a_race_or_with_several_problems_is_refused():
+    from hybridperf.analysis.sections import Section
+    from hybridperf.predict.answer import Unanswerable
+    from hybridperf.predict.question import measured_study
+
+    with pytest.raises(Unanswerable, match="no race"):
+        measured_study("s", [Section({"size": 8}, "cores", [], [], [])], None)
+    two = [Section({"size": 8}, "cores", [], [], []), Section({"size": 12}, "cores", [], [], [])]
+    with pytest.raises(Unanswerable, match="choose one with --size"):
+        measured_study("s", two, None)
+    with pytest.raises(Unanswerable, match="no problem of size 20"):
+        measured_study("s", two, 20)

@@ -80,3 +80,5 @@ void *md_grow(void *p, size_t *cap, size_t need)
     *cap = n;
     return p;
 }
+
+double *md_atom_forces(md_sim *s) { return s->atoms.f; }

@@ -18,7 +18,7 @@
  *
  * The parallel structure is DL_POLY's metal_ld_compute followed by its force loop, over each pair once (as
  * DL_POLY's and LAMMPS's lists hold them): at every list build the full list of each owned atom is reordered so
- * that the pairs it owns come first (md_eam_pairs: another owned atom of higher index, or a ghost lying
+ * that the pairs it owns come first (order_pairs: another owned atom of higher index, or a ghost lying
  * further along z, then y, then x, so that of a pair split between two ranks -- or between an atom and the
  * periodic image of another -- exactly one side owns it). The density pass adds each pair's density to both
  * atoms, owned or ghost; the ghosts' partial densities go home by a reverse halo exchange and F'(rho) of the
@@ -26,7 +26,8 @@
  * then moves both atoms of each pair. Both loops are threaded over owned atoms, and since a pair moves an atom
  * another thread may also move, each thread adds into its own private copy of the densities and the forces
  * (copies.c), summed after the loop: the thesis's private-copies overhead, with energy and virial reduced
- * across threads as in its Listing 5.1. Visiting each pair once halves the spline work of a full list. */
+ * across threads as in its Listing 5.1. Visiting each pair once halves the spline work of a full list.
+ * The passes and exchanges are the stages of the table at the end of this file (md.h's md_potential_ops). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,7 @@
 
 enum { COEFFS = 4, RECORD = 2 * COEFFS, NAME = 16, MAX_ELEMENTS = 32 };
 
-struct md_eam {
+typedef struct {
     int nelements, nrho, nr;
     double drho, dr, cut, rhomax;
     char name[MAX_ELEMENTS][NAME], lattice[MAX_ELEMENTS][NAME];
@@ -50,7 +51,9 @@ struct md_eam {
     int *near_pairs;  /* of those, how many are within the cutoff: the density pass moves them first */
     md_copies densities, forces; /* the threads' private copies */
     double embedding;            /* sum of F(rho) over the owned atoms, from the last pass with energy */
-};
+} md_eam;
+
+static md_eam *eam_of(const md_sim *s) { return s->potential_state; }
 
 static const double *frho_of(const md_eam *e, int element)
 {
@@ -256,9 +259,10 @@ static int lattice_defaults(const md_eam *e, md_params *p, char *err, size_t err
     return 0;
 }
 
-int md_eam_load(md_sim *s, char *err, size_t errlen)
+static int load(md_sim *s, char *err, size_t errlen)
 {
     md_eam *e = calloc(1, sizeof *e);
+    s->potential_state = e;
     raw_tables raw = {0};
     int ok = s->rank != 0 || read_setfl(s->p.potential_file, e, &raw, err, errlen) == 0;
     if (!hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) {
@@ -271,18 +275,13 @@ int md_eam_load(md_sim *s, char *err, size_t errlen)
     free(raw.frho);
     free(raw.rhor);
     free(raw.z2r);
-    s->eam = e;
+    s->p.cutoff = e->cut;
     return ok ? 0 : -1;
 }
 
-double md_eam_cutoff(const md_eam *e) { return e->cut; }
-double md_eam_mass(const md_eam *e, int type) { return e->mass[e->element[type]]; }
-double *md_eam_density_of(md_eam *e) { return e->rho; }
-double *md_eam_slope_of(md_eam *e) { return e->fp; }
-
-void md_eam_free(md_eam *e)
+static void unload(void *state)
 {
-    if (!e) return;
+    md_eam *e = state;
     free(e->frho);
     free(e->pair);
     free(e->rho);
@@ -324,9 +323,10 @@ static inline int owns_pair(const double *x, int nlocal, int i, int j)
     return xj[0] > xi[0];
 }
 
-void md_eam_pairs(md_sim *s)
+/* After each list build: of each owned atom's list, the pairs it owns first. */
+static void order_pairs(md_sim *s)
 {
-    md_eam *e = s->eam;
+    md_eam *e = eam_of(s);
     const md_atoms *a = &s->atoms;
     if (e->capacity < a->capacity) {
         free(e->rho);
@@ -368,7 +368,7 @@ typedef struct {
 
 static pair_inputs inputs_of(const md_sim *s)
 {
-    const md_eam *e = s->eam;
+    const md_eam *e = eam_of(s);
     return (pair_inputs){.x = s->atoms.x, .pair = e->pair, .fp = e->fp, .type = s->atoms.type,
                          .element = e->element, .neigh = s->nl.neigh, .owned_pairs = e->owned_pairs, .near_pairs = e->near_pairs,
                          .stride = s->nl.list_stride, .nelements = e->nelements, .last = e->nr - 1,
@@ -461,9 +461,11 @@ static inline __attribute__((always_inline)) void atom_forces_plain(const pair_i
 #define FORCES(one, energy) atom_forces_plain(&in, i, f, one, energy, &pair, &virial)
 #endif
 
-void md_eam_density(md_sim *s)
+/* The partial densities of owned and ghost atoms, summed over the threads. */
+static void density(md_sim *s, int want_energy)
 {
-    md_eam *e = s->eam;
+    (void)want_energy; /* the embedding terms' energy comes once rho is home */
+    md_eam *e = eam_of(s);
     const md_atoms *a = &s->atoms;
     md_copies_prepare(&e->densities, (size_t)s->nl.sentinel + 1); /* as the forces' copies, below */
     const pair_inputs in = inputs_of(s);
@@ -478,9 +480,10 @@ void md_eam_density(md_sim *s)
     md_copies_sum(&e->densities, e->rho);
 }
 
-void md_eam_embedding(md_sim *s, int want_energy)
+/* F(rho) and F'(rho) of the owned atoms, once the ghosts' partial densities are home. */
+static void embedding(md_sim *s, int want_energy)
 {
-    md_eam *e = s->eam;
+    md_eam *e = eam_of(s);
     const md_atoms *a = &s->atoms;
     const double rdrho = 1.0 / e->drho;
     double embedding = 0.0;
@@ -495,9 +498,10 @@ void md_eam_embedding(md_sim *s, int want_energy)
     if (want_energy) e->embedding = embedding;
 }
 
-void md_eam_force(md_sim *s, int want_energy)
+/* Once the ghosts' F'(rho) arrived: each pair's forces into the threads' private copies. */
+static void force(md_sim *s, int want_energy)
 {
-    md_eam *e = s->eam;
+    md_eam *e = eam_of(s);
     md_atoms *a = &s->atoms;
     /* up to the lists' padding sentinel, the atom after the ghosts: the AVX-512 loop writes it zero forces */
     md_copies_prepare(&e->forces, (size_t)(s->nl.sentinel + 1) * MD_VEC);
@@ -522,4 +526,42 @@ void md_eam_force(md_sim *s, int want_energy)
     }
 }
 
-void md_eam_reduce(md_sim *s) { md_copies_sum(&s->eam->forces, s->atoms.f); }
+static void reduce(md_sim *s, int want_energy)
+{
+    (void)want_energy; /* a sum of forces, whatever the step */
+    md_copies_sum(&eam_of(s)->forces, s->atoms.f);
+}
+
+/* The types' masses are the file's, whatever the data file says, as pair_coeff sets them in LAMMPS. */
+static int species(md_sim *s, const md_data *file, char *err, size_t errlen)
+{
+    (void)file;
+    if (md_species_one_per_type(s, err, errlen)) return -1;
+    const md_eam *e = eam_of(s);
+    for (int t = 1; t <= s->species.ntypes; t++) s->species.mass[t] = e->mass[e->element[t]];
+    return 0;
+}
+
+static double *rho_values(md_sim *s) { return eam_of(s)->rho; }
+static double *fp_values(md_sim *s) { return eam_of(s)->fp; }
+
+static const md_stage stages[] = {
+    {MD_COMPUTE, R_DENSITY, .compute = density},
+    {MD_REVERSE, R_DENSITY_EXCHANGE, .values = rho_values, .stride = 1, .width = 1}, /* the ghosts' partial sums home */
+    {MD_COMPUTE, R_DENSITY, .compute = embedding},
+    {MD_FORWARD, R_DENSITY_EXCHANGE, .values = fp_values, .stride = 1, .width = 1}, /* F'(rho) out to the ghosts */
+    {MD_COMPUTE, R_FORCE, .compute = force},
+    {MD_COMPUTE, R_FORCE_REDUCTION, .compute = reduce},
+    {MD_REVERSE, R_FORCE_EXCHANGE, .values = md_atom_forces, .stride = MD_VEC, .width = 3}, /* the ghosts' home */
+};
+
+const md_potential_ops md_potential_eam_fs = {.name = "eam/fs",
+                                              .title = "eam/fs",
+                                              .file = "a setfl file",
+                                              .validate = md_params_metal,
+                                              .load = load,
+                                              .unload = unload,
+                                              .species = species,
+                                              .lists_built = order_pairs,
+                                              .stages = stages,
+                                              .nstages = sizeof stages / sizeof *stages};

@@ -20,6 +20,8 @@
 
 #include "md.h"
 
+typedef enum { LJ_CUT, LJ_SF } lj_form;
+
 typedef struct {
     const double *restrict x;
     double *restrict f;
@@ -42,9 +44,9 @@ static inline __attribute__((always_inline)) void store_force(const pair_inputs 
 }
 
 /* Force on atom i from its list; adds its share of energy and virial when want_energy. Inlined
- * with constant potential and want_energy, so each use is a specialised, branch-free SIMD loop. */
+ * with constant form and want_energy, so each use is a specialised, branch-free SIMD loop. */
 static inline __attribute__((always_inline)) void atom_forces_plain(const pair_inputs *in, int i,
-                                                                    const md_potential potential, const int want_energy,
+                                                                    const lj_form form, const int want_energy,
                                                                     double *epot, double *virial)
 {
     const double *restrict x = in->x;
@@ -59,7 +61,7 @@ static inline __attribute__((always_inline)) void atom_forces_plain(const pair_i
         const double rsq = dx * dx + dy * dy + dz * dz;
         const double r2inv = 1.0 / rsq, r6inv = r2inv * r2inv * r2inv;
         double fpair, e = 0.0;
-        if (potential == MD_LJ_CUT) {
+        if (form == LJ_CUT) {
             fpair = r6inv * (48.0 * r6inv - 24.0) * r2inv;
             if (want_energy) e = r6inv * (4.0 * r6inv - 4.0);
         } else {
@@ -89,23 +91,23 @@ static inline __attribute__((always_inline)) void atom_forces_plain(const pair_i
 #endif
 
 /* The parallel loop is written out once per specialisation because OpenMP outlines a parallel
- * region before constants are propagated into it: a shared function taking the potential as an
+ * region before constants are propagated into it: a shared function taking the form as an
  * argument would test it inside the inner loop and lose vectorisation. */
-#define PAIR_LOOP(atom_forces, potential, want_energy)                                                                 \
+#define PAIR_LOOP(atom_forces, form, want_energy)                                                                      \
     _Pragma("omp parallel for schedule(static) reduction(+ : epot, virial)") for (int i = 0; i < in.nlocal; i++)       \
-        atom_forces(&in, i, potential, want_energy, &epot, &virial)
+        atom_forces(&in, i, form, want_energy, &epot, &virial)
 
 #define SPECIALISE(atom_forces)                                                                                        \
-    if (potential == MD_LJ_CUT) {                                                                                      \
+    if (form == LJ_CUT) {                                                                                              \
         if (want_energy)                                                                                               \
-            PAIR_LOOP(atom_forces, MD_LJ_CUT, 1);                                                                      \
+            PAIR_LOOP(atom_forces, LJ_CUT, 1);                                                                         \
         else                                                                                                           \
-            PAIR_LOOP(atom_forces, MD_LJ_CUT, 0);                                                                      \
+            PAIR_LOOP(atom_forces, LJ_CUT, 0);                                                                         \
     } else {                                                                                                           \
         if (want_energy)                                                                                               \
-            PAIR_LOOP(atom_forces, MD_LJ_SF, 1);                                                                       \
+            PAIR_LOOP(atom_forces, LJ_SF, 1);                                                                          \
         else                                                                                                           \
-            PAIR_LOOP(atom_forces, MD_LJ_SF, 0);                                                                       \
+            PAIR_LOOP(atom_forces, LJ_SF, 0);                                                                          \
     }
 
 int md_force_has_avx512(void)
@@ -117,10 +119,9 @@ int md_force_has_avx512(void)
 #endif
 }
 
-void md_force(md_sim *s, int want_energy)
+static void pair_forces(md_sim *s, const lj_form form, int want_energy)
 {
     const md_atoms *a = &s->atoms;
-    const md_potential potential = s->p.potential;
     const double rc = s->p.cutoff, rcinv = 1.0 / rc;
     const double r6c = rcinv * rcinv * rcinv * rcinv * rcinv * rcinv;
     const pair_inputs in = {.x = a->x,
@@ -147,3 +148,23 @@ void md_force(md_sim *s, int want_energy)
         s->virial = virial;
     }
 }
+
+static void cut_forces(md_sim *s, int want_energy) { pair_forces(s, LJ_CUT, want_energy); }
+static void sf_forces(md_sim *s, int want_energy) { pair_forces(s, LJ_SF, want_energy); }
+
+/* One pass over the full lists; no exchange: each atom's force is its own thread's, and its own rank's. */
+static const md_stage cut_stages[] = {{MD_COMPUTE, R_FORCE, .compute = cut_forces}};
+static const md_stage sf_stages[] = {{MD_COMPUTE, R_FORCE, .compute = sf_forces}};
+
+const md_potential_ops md_potential_lj_cut = {.name = "lj/cut",
+                                              .title = "Lennard-Jones lj/cut",
+                                              .validate = md_params_lj,
+                                              .species = md_species_reduced,
+                                              .stages = cut_stages,
+                                              .nstages = 1};
+const md_potential_ops md_potential_lj_sf = {.name = "lj/sf",
+                                             .title = "Lennard-Jones lj/sf",
+                                             .validate = md_params_lj,
+                                             .species = md_species_reduced,
+                                             .stages = sf_stages,
+                                             .nstages = 1};

@@ -20,8 +20,7 @@ static inline __attribute__((always_inline)) void load_neighbours(const double *
     *zj = col[2];
 }
 
-static inline __attribute__((always_inline)) void atom_forces_avx512(const pair_inputs *in, int i,
-                                                                     const md_potential potential,
+static inline __attribute__((always_inline)) void atom_forces_avx512(const pair_inputs *in, int i, const lj_form form,
                                                                      const int want_energy, double *epot,
                                                                      double *virial)
 {
@@ -45,7 +44,7 @@ static inline __attribute__((always_inline)) void atom_forces_avx512(const pair_
         const __m512d r6inv = _mm512_mul_pd(_mm512_mul_pd(r2inv, r2inv), r2inv);
         const __m512d lj = _mm512_mul_pd(r6inv, _mm512_sub_pd(_mm512_mul_pd(c48, r6inv), c24));
         __m512d fpair, e = _mm512_setzero_pd();
-        if (potential == MD_LJ_CUT) {
+        if (form == LJ_CUT) {
             fpair = _mm512_mul_pd(lj, r2inv);
         } else {
             const __m512d rinv = _mm512_sqrt_pd(r2inv);
@@ -53,7 +52,7 @@ static inline __attribute__((always_inline)) void atom_forces_avx512(const pair_
         }
         if (want_energy) {
             e = _mm512_mul_pd(r6inv, _mm512_sub_pd(_mm512_mul_pd(c4, r6inv), c4));
-            if (potential == MD_LJ_SF)
+            if (form == LJ_SF)
                 e = _mm512_add_pd(_mm512_sub_pd(e, e_cut),
                                   _mm512_mul_pd(_mm512_sub_pd(_mm512_sqrt_pd(rsq), rc), f_cut));
         }

@@ -15,16 +15,6 @@
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
-static const char *const region_names[] = {"force",     "neighbor", "integrate", "halo_exchange",
-                                           "migration", "reduction", "other",    "total"};
-/* the many-body potentials' own regions, R_FORCE_REDUCTION.. (Tersoff the first two, eam/fs all four) */
-static const char *const many_body_regions[] = {"force_reduction", "force_exchange", "density", "density_exchange"};
-
-int md_is_thermo_step(const md_params *p, long long step)
-{
-    return step == 0 || step == p->steps || (p->thermo > 0 && step % p->thermo == 0);
-}
-
 /* Returns the number of lost atoms (same on every rank). */
 static long long record_thermo(md_sim *s, long long step)
 {
@@ -69,9 +59,8 @@ static int setup_system(md_sim *s, char *err, size_t errlen)
 static void print_banner(const md_sim *s, const hp_run *run)
 {
     const hp_decomp *d = &s->decomp;
-    printf("%s: %s%s, %lld atoms in a %.6g x %.6g x %.6g box (%s units), %d steps\n", MD_PROGRAM,
-           s->p.potential >= MD_EAM_FS ? "" : "Lennard-Jones ", s->p.potential_name, s->natoms, s->box_len[0], s->box_len[1], s->box_len[2],
-           s->p.units->name, s->p.steps);
+    printf("%s: %s, %lld atoms in a %.6g x %.6g x %.6g box (%s units), %d steps\n", MD_PROGRAM,
+           s->p.potential->title, s->natoms, s->box_len[0], s->box_len[1], s->box_len[2], s->p.units->name, s->p.steps);
     hp_args_print(stdout, s->args, s->nargs);
     printf("decomposition: %d ranks as %d x %d x %d, %d thread%s per rank, %d node%s (MPI thread level %d of %d "
            "requested)\n",
@@ -93,54 +82,25 @@ static void rebuild(md_sim *s)
     hp_timer_stop(&s->timers, R_HALO);
     hp_timer_start(&s->timers, R_NEIGHBOR);
     md_neighbor_build(s);
-    if (s->eam) md_eam_pairs(s);
+    if (s->p.potential->lists_built) s->p.potential->lists_built(s);
     hp_timer_stop(&s->timers, R_NEIGHBOR);
 }
 
-/* The sum of the threads' private force copies and the reverse exchange of the ghosts' forces, each its own region. */
-static void forces_home(md_sim *s, void (*reduce)(md_sim *))
-{
-    hp_timers *t = &s->timers;
-    hp_timer_start(t, R_FORCE_REDUCTION);
-    reduce(s);
-    hp_timer_stop(t, R_FORCE_REDUCTION);
-    hp_timer_start(t, R_FORCE_EXCHANGE);
-    md_halo_reverse(s, s->atoms.f, MD_VEC, 3);
-    hp_timer_stop(t, R_FORCE_EXCHANGE);
-}
-
-/* Forces, with energy and virial when asked. The many-body potentials' parts are each their own region: eam/fs
- * the density pass, the ghosts' partial densities sent home, the embedding terms, F'(rho) sent to the ghosts,
- * then the force loop and the forces sent home; Tersoff the force loop and the forces sent home. */
+/* Forces, with energy and virial when asked: the potential's stages in order, each timed in its own region (the
+ * many-body potentials' passes and exchanges are each a region of their own). */
 static void compute_forces(md_sim *s, int want_energy)
 {
-    hp_timers *t = &s->timers;
-    if (s->eam) {
-        hp_timer_start(t, R_DENSITY);
-        md_eam_density(s);
-        hp_timer_stop(t, R_DENSITY);
-        hp_timer_start(t, R_DENSITY_EXCHANGE);
-        md_halo_reverse(s, md_eam_density_of(s->eam), 1, 1);
-        hp_timer_stop(t, R_DENSITY_EXCHANGE);
-        hp_timer_start(t, R_DENSITY);
-        md_eam_embedding(s, want_energy);
-        hp_timer_stop(t, R_DENSITY);
-        hp_timer_start(t, R_DENSITY_EXCHANGE);
-        md_halo_forward(s, md_eam_slope_of(s->eam));
-        hp_timer_stop(t, R_DENSITY_EXCHANGE);
-        hp_timer_start(t, R_FORCE);
-        md_eam_force(s, want_energy);
-        hp_timer_stop(t, R_FORCE);
-        forces_home(s, md_eam_reduce);
-    } else if (s->tersoff) {
-        hp_timer_start(t, R_FORCE);
-        md_tersoff_force(s, want_energy);
-        hp_timer_stop(t, R_FORCE);
-        forces_home(s, md_tersoff_reduce);
-    } else {
-        hp_timer_start(t, R_FORCE);
-        md_force(s, want_energy);
-        hp_timer_stop(t, R_FORCE);
+    const md_potential_ops *potential = s->p.potential;
+    for (int k = 0; k < potential->nstages; k++) {
+        const md_stage *stage = &potential->stages[k];
+        hp_timer_start(&s->timers, stage->region);
+        if (stage->kind == MD_COMPUTE)
+            stage->compute(s, want_energy);
+        else if (stage->kind == MD_FORWARD)
+            md_halo_forward(s, stage->values(s));
+        else
+            md_halo_reverse(s, stage->values(s), stage->stride, stage->width);
+        hp_timer_stop(&s->timers, stage->region);
     }
 }
 
@@ -159,9 +119,7 @@ static double run_loop(md_sim *s)
     const md_params *p = &s->p;
     hp_timers *t = &s->timers;
     hp_timers_init(t, !p->no_timers);
-    for (size_t k = 0; k < sizeof region_names / sizeof *region_names; k++) hp_timer_add(t, region_names[k]);
-    const int own = s->eam ? 4 : s->tersoff ? 2 : 0;
-    for (int k = 0; k < own; k++) hp_timer_add(t, many_body_regions[k]);
+    md_regions_add(t, s->p.potential);
     s->halo.exchanges = s->halo.messages = 0;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
@@ -224,13 +182,7 @@ static int simulate(md_sim *s, hp_run *run)
     s->rank = run->rank;
     s->nranks = run->ranks;
     s->threads = run->threads;
-    if (s->p.potential == MD_EAM_FS) {
-        if (md_eam_load(s, err, sizeof err)) return EXIT_BAD_INPUT;
-        s->p.cutoff = md_eam_cutoff(s->eam);
-    } else if (s->p.potential == MD_TERSOFF) {
-        if (md_tersoff_load(s, err, sizeof err)) return EXIT_BAD_INPUT;
-        s->p.cutoff = md_tersoff_cutoff(s->tersoff);
-    }
+    if (s->p.potential->load && s->p.potential->load(s, err, sizeof err)) return EXIT_BAD_INPUT;
     s->ghost_cut = s->p.cutoff + s->p.skin;
     if (s->p.check_decomposition.n) return md_check_decomposition(s, err, sizeof err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
     if (s->p.plan) {
@@ -288,8 +240,7 @@ int main(int argc, char **argv)
     md_halo_free(&s->halo);
     md_neighbor_free(&s->nl);
     md_atoms_free(&s->atoms);
-    md_eam_free(s->eam);
-    md_tersoff_free(s->tersoff);
+    if (s->potential_state) s->p.potential->unload(s->potential_state);
     free(s->thermo);
     hp_decomp_free(&s->decomp);
     free(s);

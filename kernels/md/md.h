@@ -28,8 +28,8 @@
 #define MD_MAX_TYPES 8 /* atom types of a run */
 
 /* The potential chooses the units, as in LAMMPS: lj/cut and lj/sf run in reduced units, the many-body
- * potentials in LAMMPS's `metal` units (Angstrom, eV, ps, g/mol, K, bar). */
-typedef enum { MD_LJ_CUT, MD_LJ_SF, MD_EAM_FS, MD_TERSOFF } md_potential;
+ * potentials in LAMMPS's `metal` units (Angstrom, eV, ps, g/mol, K, bar). Its table of operations is below. */
+typedef struct md_potential_ops md_potential_ops;
 typedef enum { MD_FCC, MD_BCC, MD_L12, MD_ZINCBLENDE, MD_DIAMOND, MD_LATTICE_AUTO } md_lattice;
 
 typedef struct {
@@ -49,7 +49,7 @@ typedef struct {
     int grid[3];
     const char *potential_name, *pair_kernel_name, *lattice_name, *potential_file;
     hp_list elements; /* --elements: the potential file's entry for atom types 1, 2, ... */
-    md_potential potential;
+    const md_potential_ops *potential; /* the table --potential names (params.c) */
     md_lattice lattice;
     const md_units *units;
     md_pair_kernel pair_kernel;
@@ -126,9 +126,10 @@ typedef struct {
     long long lost; /* atoms non-finite or beyond the ghost cut outside their brick: the run is unstable */
 } md_thermo_row;
 
-/* The last four are the many-body potentials' own, in the order they are registered: the sum of the threads'
- * private force copies and the reverse exchange of the ghosts' forces (Tersoff and eam/fs), then eam/fs's
- * density pass and the exchanges of its result (ghosts' partial densities home, F'(rho) out to the ghosts). */
+/* The regions of the loop (regions.c names them). The last four are the many-body potentials' own, ordered so that
+ * each potential's are a prefix: the sum of the threads' private force copies and the reverse exchange of the
+ * ghosts' forces (Tersoff and eam/fs), then eam/fs's density pass and the exchanges of its result (ghosts' partial
+ * densities home, F'(rho) out to the ghosts). */
 typedef enum {
     R_FORCE,
     R_NEIGHBOR,
@@ -141,7 +142,8 @@ typedef enum {
     R_FORCE_REDUCTION,
     R_FORCE_EXCHANGE,
     R_DENSITY,
-    R_DENSITY_EXCHANGE
+    R_DENSITY_EXCHANGE,
+    MD_REGIONS
 } md_region;
 
 /* copies.c: per-thread private copies of a per-atom array (DL_POLY's scheme for forces on others' atoms). Before
@@ -157,9 +159,6 @@ double *md_copies_mine(md_copies *c, double *array);
 void md_copies_sum(const md_copies *c, double *array);
 void md_copies_free(md_copies *c);
 
-typedef struct md_eam md_eam;         /* eam.c */
-typedef struct md_tersoff md_tersoff; /* tersoff.c */
-
 typedef struct {
     md_params p;
     hp_arg args[MD_MAX_ARGS];
@@ -171,8 +170,7 @@ typedef struct {
     hp_decomp decomp;
     md_atoms atoms;
     md_species species;
-    md_eam *eam;         /* NULL unless eam/fs */
-    md_tersoff *tersoff; /* NULL unless tersoff */
+    void *potential_state; /* the many-body potential's tables and scratch (its load makes them); NULL for lj */
     md_halo halo;
     md_neighbor nl;
     hp_comm comm;
@@ -184,9 +182,46 @@ typedef struct {
     int nthermo, thermo_cap;
 } md_sim;
 
+typedef struct md_data md_data; /* data_file.c */
+
+/* A potential's forces are its stages, run in order each step (main.c), each timed in its region: passes over the
+ * atoms, and exchanges along the halo's routes of a per-atom array. The plan (plan.c) reads the exchanges from the
+ * same list, so what it predicts is what the run sends. */
+typedef enum { MD_COMPUTE, MD_FORWARD, MD_REVERSE } md_stage_kind;
+typedef struct {
+    md_stage_kind kind;
+    md_region region;
+    void (*compute)(md_sim *s, int want_energy); /* MD_COMPUTE */
+    double *(*values)(md_sim *s);                /* MD_FORWARD, MD_REVERSE: the per-atom array sent */
+    int stride, width; /* doubles per atom in values, and of them sent (md_halo_forward sends 1 of 1) */
+} md_stage;
+
+/* The table of operations of one potential: lj.c fills lj/cut's and lj/sf's, eam.c eam/fs's, tersoff.c Tersoff's.
+ * params.c chooses one by --potential, once; nothing else asks which potential runs. The lj tables leave file,
+ * load, unload and lists_built NULL: nothing to read, keep or reorder. */
+struct md_potential_ops {
+    const char *name;  /* --potential */
+    const char *title; /* in the banner */
+    const char *file;  /* what --potential-file must be, for the error that asks for one */
+    /* the checks and defaults of the options (params.c's md_params_lj, md_params_metal), the units among them */
+    int (*validate)(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
+    /* collective: reads --potential-file into s->potential_state and sets p.cutoff; 0, or -1 with err */
+    int (*load)(md_sim *s, char *err, size_t errlen);
+    void (*unload)(void *state);
+    /* the masses of the atom types (species.c): file is the data file, NULL for a lattice; 0, or -1 with err */
+    int (*species)(md_sim *s, const md_data *file, char *err, size_t errlen);
+    void (*lists_built)(md_sim *s); /* after each neighbour-list build */
+    const md_stage *stages;
+    int nstages;
+};
+extern const md_potential_ops md_potential_lj_cut, md_potential_lj_sf, md_potential_eam_fs, md_potential_tersoff;
+
 /* params.c: the option table (defaults = the standard LJ benchmark) and cross-option checks */
 int md_params_table(md_params *p, hp_arg *args);
 int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
+/* the potential tables' validate: reduced units (lj), metal units (the many-body potentials) */
+int md_params_lj(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
+int md_params_metal(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
 extern const char *const md_usage, *const md_summary;
 
 /* atoms.c */
@@ -196,6 +231,7 @@ void md_atoms_move(md_atoms *a, int from, int to);
 void md_atoms_append(md_atoms *a, int64_t id, int type, const double r[3], const double v[3]);
 /* realloc to at least `need` bytes, with headroom; exits on failure */
 void *md_grow(void *p, size_t *cap, size_t need);
+double *md_atom_forces(md_sim *s); /* the forces of s's atoms: the many-body potentials' last stage sends them home */
 
 /* text.c: line-numbered reading of data and potential files; every failure is "PATH line N: what" in err */
 typedef struct {
@@ -225,13 +261,13 @@ void md_lattice_fill(const md_params *p, const hp_decomp *d, md_atoms *at); /* t
 void md_lattice_box(const md_params *p, double lo[3], double len[3]);
 long long md_lattice_atoms(const md_params *p);
 void md_velocity_create(md_sim *s);
-typedef struct { /* a LAMMPS data file as read by rank 0 */
+struct md_data { /* a LAMMPS data file as read by rank 0 */
     double lo[3], len[3];
     long long natoms;
     int ntypes, has_velocities;
     double mass[MD_MAX_TYPES + 1]; /* 0 where the file has no Masses section */
     double *atoms; /* natoms records of MD_DATA_RECORD doubles: id x y z vx vy vz type */
-} md_data;
+};
 #define MD_DATA_RECORD 8
 int md_data_load(const char *path, md_data *file, char *err, size_t errlen);
 /* Collective: rank 0's file (box already broadcast) goes to the ranks that own each atom. */
@@ -240,24 +276,12 @@ void md_data_free(md_data *file);
 /* species.c: the atom types and their masses, from the potential, the data file (rank 0's; the types and
  * masses it declares are broadcast) or the lattice; collective. 0, or -1 with err. */
 int md_species_setup(md_sim *s, md_data *file, char *err, size_t errlen);
-/* eam.c: the setfl table (rank 0 reads, all receive; collective), the per-type maps from --elements, forces */
-int md_eam_load(md_sim *s, char *err, size_t errlen);
-double md_eam_cutoff(const md_eam *e);
-double md_eam_mass(const md_eam *e, int type); /* of the element atom type `type` maps to */
-void md_eam_pairs(md_sim *s);                     /* after each list build: each pair once, in pairs */
-void md_eam_density(md_sim *s);                   /* partial densities of owned and ghost atoms, summed */
-void md_eam_embedding(md_sim *s, int want_energy); /* F(rho) and F'(rho) of the owned atoms, once rho is home */
-void md_eam_force(md_sim *s, int want_energy);    /* after the ghosts' F'(rho) arrived: into private copies */
-void md_eam_reduce(md_sim *s);                    /* the copies summed into the atoms' forces */
-double *md_eam_density_of(md_eam *e);             /* rho per atom: the ghosts' partial sums go home */
-double *md_eam_slope_of(md_eam *e);               /* F'(rho) per atom: the owned atoms' go to their ghosts */
-void md_eam_free(md_eam *e);
-/* tersoff.c: the .tersoff file (rank 0 reads, all receive; collective), forces on owned and ghost atoms */
-int md_tersoff_load(md_sim *s, char *err, size_t errlen);
-double md_tersoff_cutoff(const md_tersoff *t);
-void md_tersoff_force(md_sim *s, int want_energy); /* each thread into its own copy of the forces */
-void md_tersoff_reduce(md_sim *s);                  /* the copies summed into the atoms' forces */
-void md_tersoff_free(md_tersoff *t);
+/* species.c's mass rules for the tables: lj's one type of mass 1 (md_species_reduced); one element per type from
+ * --elements (md_species_one_per_type, a check), their masses from the data file's Masses or the standard atomic
+ * weights (md_species_weights) */
+int md_species_reduced(md_sim *s, const md_data *file, char *err, size_t errlen);
+int md_species_one_per_type(const md_sim *s, char *err, size_t errlen);
+int md_species_weights(md_sim *s, const md_data *file, char *err, size_t errlen);
 /* decompose.c: the box (lattice or data file; collective), the decomposition with a hint when bricks are too
  * thin (collective), and --check-decomposition. 0, or -1 with err. */
 int md_box_read(md_sim *s, md_data *file, char *err, size_t errlen);
@@ -265,7 +289,6 @@ int md_decompose(md_sim *s, char *err, size_t errlen);
 int md_check_decomposition(md_sim *s, char *err, size_t errlen);
 /* plan.c: --plan, every rank's messages per step type for a run on p.plan ranks, as JSON (rank 0). 0, or -1 with err. */
 int md_plan(md_sim *s, char *err, size_t errlen);
-int md_is_thermo_step(const md_params *p, long long step); /* main.c: steps that sum the thermodynamics */
 /* Collective: gathers the atoms to rank 0, which writes the file atomically. */
 int md_data_write(md_sim *s, const char *path, long long step, char *err, size_t errlen);
 /* dump.c: every rank's records (width doubles, the atom id first) gathered to rank 0 sorted by id (*all;
@@ -303,13 +326,18 @@ void md_neighbor_build(md_sim *s);
 void md_neighbor_free(md_neighbor *n); /* the cells' arrays too */
 
 /* lj.c, integrate.c, thermo.c */
-void md_force(md_sim *s, int want_energy);
 int md_force_has_avx512(void);
 void md_initial_integrate(md_sim *s);
 void md_final_integrate(md_sim *s);
+int md_is_thermo_step(const md_params *p, long long step); /* the steps that sum the thermodynamics */
 void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row);
 void md_thermo_print_header(FILE *out);
 void md_thermo_print(FILE *out, const md_thermo_row *row);
+
+/* regions.c: the loop's timed regions, as many as the potential's stages use (md_region) */
+const char *md_region_name(md_region r);
+void md_regions_add(hp_timers *t, const md_potential_ops *potential);
+void md_region_groups_json(hp_json *j, const md_potential_ops *potential); /* the profile's "region_groups" */
 
 /* report.c: checks, cross-rank results, terminal summary, profile */
 enum { MD_CHECKS = 5 };

@@ -105,12 +105,11 @@ static int refuse(char *err, size_t errlen, const char *what)
 }
 
 /* Metal units: the defaults LAMMPS users expect, options that belong to the potential file refused. */
-static int validate_metal(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
+int md_params_metal(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
     p->units = &md_units_metal;
     if (!p->potential_file) {
-        snprintf(err, errlen, "--potential %s needs --potential-file (%s)", p->potential_name,
-                 p->potential == MD_EAM_FS ? "a setfl file" : "a .tersoff file");
+        snprintf(err, errlen, "--potential %s needs --potential-file (%s)", p->potential_name, p->potential->file);
         return -1;
     }
     if (!p->elements.n) {
@@ -128,12 +127,10 @@ static int validate_metal(md_params *p, const hp_arg *args, int nargs, char *err
         snprintf(err, errlen, "--lattice %s needs --lattice-constant (Angstrom)", p->lattice_name);
         return -1;
     }
-    if (!p->read_data && p->potential == MD_TERSOFF && p->lattice == MD_LATTICE_AUTO)
-        return refuse(err, errlen, "--potential tersoff needs --lattice and --lattice-constant, or --read-data");
     return 0;
 }
 
-static int validate_lj(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
+int md_params_lj(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
     p->units = &md_units_lj;
     if (p->potential_file || p->elements.n)
@@ -144,6 +141,16 @@ static int validate_lj(md_params *p, const hp_arg *args, int nargs, char *err, s
     if (p->lattice == MD_L12 || p->lattice == MD_ZINCBLENDE)
         return refuse(err, errlen, "--lattice l12 and zincblende have two atom types; lj runs one");
     return 0;
+}
+
+/* The one place that asks which potential runs: its table answers every later question. */
+static const md_potential_ops *potential_named(const char *name)
+{
+    static const md_potential_ops *const potentials[] = {&md_potential_lj_cut, &md_potential_lj_sf,
+                                                         &md_potential_eam_fs, &md_potential_tersoff};
+    for (size_t k = 0; k < sizeof potentials / sizeof *potentials; k++)
+        if (strcmp(potentials[k]->name, name) == 0) return potentials[k];
+    return potentials[0]; /* not reached: --potential takes only these names */
 }
 
 static md_lattice lattice_named(const char *name)
@@ -157,14 +164,9 @@ static md_lattice lattice_named(const char *name)
 
 int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
-    p->potential = strcmp(p->potential_name, "eam/fs") == 0    ? MD_EAM_FS
-                   : strcmp(p->potential_name, "tersoff") == 0 ? MD_TERSOFF
-                   : strcmp(p->potential_name, "lj/sf") == 0   ? MD_LJ_SF
-                                                               : MD_LJ_CUT;
+    p->potential = potential_named(p->potential_name);
     p->lattice = lattice_named(p->lattice_name);
-    if (p->potential >= MD_EAM_FS ? validate_metal(p, args, nargs, err, errlen)
-                                  : validate_lj(p, args, nargs, err, errlen))
-        return -1;
+    if (p->potential->validate(p, args, nargs, err, errlen)) return -1;
     if (strcmp(p->pair_kernel_name, "auto") == 0) p->pair_kernel_name = md_force_has_avx512() ? "avx512" : "plain";
     if (strcmp(p->pair_kernel_name, "avx512") == 0 && !md_force_has_avx512()) {
         snprintf(err, errlen,

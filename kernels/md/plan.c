@@ -14,9 +14,10 @@
  * halo build) and "thermo" (the global sum added at thermo steps). Migration messages carry the atoms
  * leaving a brick; a lattice at rest has none, so the plan sizes them at 0 bytes (their count and
  * order are exact). Positions travel as 3 doubles (a rebuild's with the type when there are several), migrants
- * as MIGRANT doubles (migrate.c). The many-body potentials add their own exchanges after the halo, in the
- * order main.c's compute_forces makes them: eam/fs the ghosts' densities home (reverse, 1 double per ghost),
- * F'(rho) out (forward, 1 double) and the ghosts' forces home (reverse, 3 doubles); Tersoff the forces home. */
+ * as MIGRANT doubles (migrate.c). The many-body potentials add their own exchanges after the halo: those of
+ * their table's stages (md.h), in order, which are what main.c's compute_forces runs: eam/fs the ghosts'
+ * densities home (reverse, 1 double per ghost), F'(rho) out (forward, 1 double) and the ghosts' forces home
+ * (reverse, 3 doubles); Tersoff the forces home. */
 #include <stdlib.h>
 
 #include "md.h"
@@ -94,15 +95,18 @@ static void reverse_messages(hp_json *j, const md_layout *l, int r, const char *
 }
 
 /* A step's point-to-point messages after migration: the halo (`width` doubles per atom; rebuilt: sizes unknown
- * to the receiver), then the potential's. */
+ * to the receiver), then the exchanges among the potential's stages. */
 static void step_messages(hp_json *j, const md_sim *s, const md_layout *l, int r, int width, int rebuilt)
 {
-    forward_messages(j, l, r, "halo_exchange", width, rebuilt ? GROWN : FIXED);
-    if (s->eam) {
-        reverse_messages(j, l, r, "density_exchange", 1);
-        forward_messages(j, l, r, "density_exchange", 1, FIXED);
+    forward_messages(j, l, r, md_region_name(R_HALO), width, rebuilt ? GROWN : FIXED);
+    const md_potential_ops *potential = s->p.potential;
+    for (int k = 0; k < potential->nstages; k++) {
+        const md_stage *stage = &potential->stages[k];
+        if (stage->kind == MD_FORWARD)
+            forward_messages(j, l, r, md_region_name(stage->region), stage->width, FIXED);
+        else if (stage->kind == MD_REVERSE)
+            reverse_messages(j, l, r, md_region_name(stage->region), stage->width);
     }
-    if (s->eam || s->tersoff) reverse_messages(j, l, r, "force_exchange", 3);
 }
 
 static void print_rank(hp_json *j, const md_sim *s, const md_layout *l, int r)
@@ -120,13 +124,13 @@ static void print_rank(hp_json *j, const md_sim *s, const md_layout *l, int r)
     hp_json_array_end(j);
     hp_json_array_begin(j, "rebuild");
     for (int k = 0; k < MD_DIRECTIONS; k++)
-        sendrecv(j, "migration", d->neighbor[k / 2][k % 2], 0, d->neighbor[k / 2][1 - k % 2], 0, GROWN);
+        sendrecv(j, md_region_name(R_MIGRATION), d->neighbor[k / 2][k % 2], 0, d->neighbor[k / 2][1 - k % 2], 0, GROWN);
     step_messages(j, s, l, r, md_lattice_types(s->p.lattice) > 1 ? 4 : 3, 1);
     hp_json_array_end(j);
     hp_json_array_begin(j, "thermo");
     hp_json_object_begin(j, NULL);
     hp_json_string(j, "op", "allreduce");
-    hp_json_string(j, "region", "reduction");
+    hp_json_string(j, "region", md_region_name(R_REDUCTION));
     hp_json_int(j, "bytes", THERMO_VALUES * (long long)sizeof(double));
     hp_json_object_end(j);
     hp_json_array_end(j);

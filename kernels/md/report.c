@@ -6,8 +6,6 @@
 #include "md.h"
 
 static const char *const directions[MD_DIRECTIONS] = {"-x", "+x", "-y", "+y", "-z", "+z"};
-static const char *const computation[] = {"force", "neighbor"};
-static const char *const communication[] = {"halo_exchange", "migration", "reduction"};
 
 void md_collect_results(md_sim *s, md_results *out)
 {
@@ -158,16 +156,7 @@ static void profile_members(hp_json *j, const void *context)
         hp_json_regions(j, r->regions, r->nregions);
     else
         hp_json_regions(j, &r->regions[R_TOTAL], 1); /* --no-timers: only the loop time is known */
-    hp_json_object_begin(j, "region_groups");
-    /* a many-body potential's own regions join the groups: the sum of the private force copies and the forces
-     * sent home (both), the density pass and its exchanges (eam/fs) */
-    const int many_body = s->eam || s->tersoff;
-    const char *groups[2][5] = {{computation[0], computation[1], "force_reduction", "density"},
-                                {communication[0], communication[1], communication[2], "force_exchange",
-                                 "density_exchange"}};
-    hp_json_strings(j, "computation", groups[0], 2 + many_body + (s->eam != NULL));
-    hp_json_strings(j, "communication", groups[1], 3 + many_body + (s->eam != NULL));
-    hp_json_object_end(j);
+    md_region_groups_json(j, s->p.potential);
     hp_json_comm(j, r->comm);
     md_json(j, s, r);
 }

@@ -4,8 +4,9 @@
  * Lennard-Jones potentials run in reduced units with one atom type of mass 1; the embedded-atom
  * potentials in `metal` units, with as many types as --elements names. Masses follow LAMMPS's order
  * of precedence: an eam/fs file carries a mass per element, and `pair_coeff` sets the types' masses
- * from it whatever the data file's Masses section says; a .tersoff file carries none, so they come from
- * the data file's Masses, or for a lattice from the standard atomic weights of the elements below. */
+ * from it whatever the data file's Masses section says (eam.c); a .tersoff file carries none, so they come
+ * from the data file's Masses, or for a lattice from the standard atomic weights of the elements below.
+ * Each potential's table names its rule; the rules shared by several potentials are here. */
 #include <string.h>
 
 #include "md.h"
@@ -35,7 +36,7 @@ static int fail(char *err, size_t errlen, const char *what)
     return -1;
 }
 
-static int pair_species(md_sim *s, const md_data *file, char *err, size_t errlen)
+int md_species_reduced(md_sim *s, const md_data *file, char *err, size_t errlen)
 {
     if (s->species.ntypes != 1)
         return fail(err, errlen, "Lennard-Jones runs in reduced units with one atom type ('1 atom types')");
@@ -46,7 +47,7 @@ static int pair_species(md_sim *s, const md_data *file, char *err, size_t errlen
 }
 
 /* One element per type, as pair_coeff * * FILE E1 E2 ... maps them. */
-static int one_element_per_type(const md_sim *s, char *err, size_t errlen)
+int md_species_one_per_type(const md_sim *s, char *err, size_t errlen)
 {
     const int named = s->p.elements.n, types = s->species.ntypes;
     if (named != types) {
@@ -58,16 +59,9 @@ static int one_element_per_type(const md_sim *s, char *err, size_t errlen)
     return 0;
 }
 
-static int eam_species(md_sim *s, char *err, size_t errlen)
+int md_species_weights(md_sim *s, const md_data *file, char *err, size_t errlen)
 {
-    if (one_element_per_type(s, err, errlen)) return -1;
-    for (int t = 1; t <= s->species.ntypes; t++) s->species.mass[t] = md_eam_mass(s->eam, t);
-    return 0;
-}
-
-static int tersoff_species(md_sim *s, const md_data *file, char *err, size_t errlen)
-{
-    if (one_element_per_type(s, err, errlen)) return -1;
+    if (md_species_one_per_type(s, err, errlen)) return -1;
     for (int t = 1; t <= s->species.ntypes; t++) {
         const char *element = s->p.elements.item[t - 1];
         s->species.mass[t] = file ? file->mass[t] : standard_weight(element);
@@ -87,9 +81,7 @@ int md_species_setup(md_sim *s, md_data *file, char *err, size_t errlen)
 {
     s->species.ntypes = s->p.read_data ? file->ntypes : md_lattice_types(s->p.lattice);
     const md_data *from_file = s->p.read_data ? file : NULL;
-    int ok = (s->eam       ? eam_species(s, err, errlen)
-              : s->tersoff ? tersoff_species(s, from_file, err, errlen)
-                           : pair_species(s, from_file, err, errlen)) == 0;
+    int ok = s->p.potential->species(s, from_file, err, errlen) == 0;
     s->halo.build_width = s->species.ntypes > 1 ? 4 : 3;
     return hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err) ? -1 : 0;
 }

@@ -17,7 +17,8 @@
  * ghosts' forces are sent back to the ranks that own them by a reverse halo exchange ("force_exchange").
  * The alternative, owning each bond by the thread of the atom it moves, needs every atom's neighbours'
  * neighbours (ghosts of ghosts) and computes each bond order up to three times; the private copies cost
- * memory (threads x atoms x 32 bytes) and one pass over it, which measured cheaper than recomputing. */
+ * memory (threads x atoms x 32 bytes) and one pass over it, which measured cheaper than recomputing.
+ * The loop, the sum and the exchange are the stages of the table at the end of this file (md.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +34,14 @@ typedef struct {
     int m_int, present;
 } tersoff_param;
 
-struct md_tersoff {
+typedef struct {
     int ntypes;
     double cut;
     tersoff_param *param; /* [type i][type j][type k], types from 1 */
     md_copies forces;     /* the threads' private copies of the forces of all atoms */
-};
+} md_tersoff;
+
+static md_tersoff *tersoff_of(const md_sim *s) { return s->potential_state; }
 
 static tersoff_param *param_of(const md_tersoff *t, int i, int j, int k)
 {
@@ -155,10 +158,10 @@ static int read_file(const char *path, const hp_list *elements, md_tersoff *t, c
     return 0;
 }
 
-int md_tersoff_load(md_sim *s, char *err, size_t errlen)
+static int load(md_sim *s, char *err, size_t errlen)
 {
     md_tersoff *t = calloc(1, sizeof *t);
-    s->tersoff = t;
+    s->potential_state = t;
     t->ntypes = s->p.elements.n;
     const size_t n = (size_t)(t->ntypes + 1) * (t->ntypes + 1) * (t->ntypes + 1);
     t->param = calloc(n, sizeof *t->param);
@@ -167,14 +170,13 @@ int md_tersoff_load(md_sim *s, char *err, size_t errlen)
     hp_bcast(&s->comm, t->param, (int)(n * sizeof *t->param), MPI_BYTE, 0, MPI_COMM_WORLD);
     for (size_t k = 0; k < n; k++)
         if (t->param[k].present && sqrt(t->param[k].cutsq) > t->cut) t->cut = sqrt(t->param[k].cutsq);
+    s->p.cutoff = t->cut;
     return 0;
 }
 
-double md_tersoff_cutoff(const md_tersoff *t) { return t->cut; }
-
-void md_tersoff_free(md_tersoff *t)
+static void unload(void *state)
 {
-    if (!t) return;
+    md_tersoff *t = state;
     free(t->param);
     md_copies_free(&t->forces);
     free(t);
@@ -366,9 +368,10 @@ static void atom_bonds(const md_sim *s, const md_tersoff *t, int i, double *rest
     }
 }
 
-void md_tersoff_force(md_sim *s, int want_energy)
+/* Each thread into its own copy of the forces. */
+static void force(md_sim *s, int want_energy)
 {
-    md_tersoff *t = s->tersoff;
+    md_tersoff *t = tersoff_of(s);
     md_atoms *a = &s->atoms;
     md_copies_prepare(&t->forces, (size_t)(a->nlocal + a->nghost) * MD_VEC);
     double energy = 0.0, virial = 0.0;
@@ -387,4 +390,33 @@ void md_tersoff_force(md_sim *s, int want_energy)
     }
 }
 
-void md_tersoff_reduce(md_sim *s) { md_copies_sum(&s->tersoff->forces, s->atoms.f); }
+static void reduce(md_sim *s, int want_energy)
+{
+    (void)want_energy; /* a sum of forces, whatever the step */
+    md_copies_sum(&tersoff_of(s)->forces, s->atoms.f);
+}
+
+/* A .tersoff file names no lattice (an eam/fs file does): a run from a lattice must say which. */
+static int validate(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
+{
+    if (md_params_metal(p, args, nargs, err, errlen)) return -1;
+    if (p->read_data || p->lattice != MD_LATTICE_AUTO) return 0;
+    snprintf(err, errlen, "--potential tersoff needs --lattice and --lattice-constant, or --read-data");
+    return -1;
+}
+
+static const md_stage stages[] = {
+    {MD_COMPUTE, R_FORCE, .compute = force},
+    {MD_COMPUTE, R_FORCE_REDUCTION, .compute = reduce},
+    {MD_REVERSE, R_FORCE_EXCHANGE, .values = md_atom_forces, .stride = MD_VEC, .width = 3}, /* the ghosts' home */
+};
+
+const md_potential_ops md_potential_tersoff = {.name = "tersoff",
+                                               .title = "tersoff",
+                                               .file = "a .tersoff file",
+                                               .validate = validate,
+                                               .load = load,
+                                               .unload = unload,
+                                               .species = md_species_weights,
+                                               .stages = stages,
+                                               .nstages = sizeof stages / sizeof *stages};

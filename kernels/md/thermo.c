@@ -5,6 +5,11 @@
  * T = mvv2e sum m v^2 / (k_B (3N - 3)), P = nktv2p (mvv2e sum m v^2 + virial) / (3V). */
 #include "md.h"
 
+int md_is_thermo_step(const md_params *p, long long step)
+{
+    return step == 0 || step == p->steps || (p->thermo > 0 && step % p->thermo == 0);
+}
+
 /* Owned atoms whose position is not finite or lies beyond the ghost cut outside the brick: such an
  * atom is no longer seen by its neighbours, so the dynamics are wrong from here on. */
 static double lost_atoms(const md_sim *s)

@@ -14,7 +14,7 @@
  *               T messages of about m/T bytes.
  * Sizes are the whole message per direction in every style, so the rows of one size compare the
  * same data volume; the ratio to the single style is MPC's Fig. 6/7 quantity. Each thread of the
- * multiple style counts into its own hp_comm, merged into the rank's after the region (hp_comm.h).
+ * multiple style counts into its own hp_comm, merged into the rank's after the region (hp_counts.h).
  * The data are checked after the timed iterations: the reply must be the pinging rank's pattern. */
 #include <omp.h>
 #include <stdlib.h>

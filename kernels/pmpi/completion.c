@@ -1,6 +1,6 @@
 /* Requests from creation to completion: MPI_Wait*, MPI_Test* and MPI_Request_free.
  *
- * A wait or a test sends nothing (hp_comm.h): it is one call, and its time is the time the program
+ * A wait or a test sends nothing (hp_counts.h): it is one call, and its time is the time the program
  * spent waiting for what the request does -- so it goes to the request's class. The handles are
  * copied before the call, because the call overwrites those it completes with MPI_REQUEST_NULL and
  * only the copy still says which request (and so which class) they were. */
@@ -143,7 +143,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     return rc;
 }
 
-/* Freeing a request moves no data and is not counted (hp_comm.h); it only leaves the table. */
+/* Freeing a request moves no data and is not counted (hp_counts.h); it only leaves the table. */
 int MPI_Request_free(MPI_Request *req)
 {
     MPI_Request before = *req;

@@ -1,4 +1,4 @@
-/* What a call sends, by hp_comm.h's conventions: a point-to-point send its message; a collective the
+/* What a call sends, by hp_counts.h's conventions: a point-to-point send its message; a collective the
  * caller's own contribution -- the send buffer it passes. Shared by the C and Fortran wrappers, so the
  * two bindings count a routine alike.
  *

@@ -1,5 +1,5 @@
 /* Point-to-point wrappers (C binding): every send is one message of the bytes the caller sends;
- * receives and probes are calls that send nothing (hp_comm.h). Non-blocking calls count when they
+ * receives and probes are calls that send nothing (hp_counts.h). Non-blocking calls count when they
  * are posted, and their requests are kept so that their completion is counted as point-to-point
  * too (completion.c). A persistent request sends nothing when it is made; each MPI_Start of a send
  * request sends its message again. */

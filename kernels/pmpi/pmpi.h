@@ -1,11 +1,11 @@
-/* libhybridperf-mpi.so: counts an unmodified MPI program's communication the way common/hp_comm.c
- * counts a kernel's, by interposition (LD_PRELOAD) on the MPI profiling interface: MPI_X is ours and
+/* libhybridperf-mpi.so: counts an unmodified MPI program's communication the way common/ counts a
+ * kernel's (hp_counts.h), by interposition (LD_PRELOAD) on the MPI profiling interface: MPI_X is ours and
  * calls PMPI_X. See docs/pmpi.md for what is counted and how to use it.
  *
  * Every wrapper is the same three steps -- hp_enter, the PMPI call, hp_leave and hp_record -- and
  * the counters it records into belong to the calling thread (hp_thread), found through one
  * thread-local pointer: threads of an MPI_THREAD_MULTIPLE program never share a counter cache line,
- * and the rank's totals are the threads' sums, added once at MPI_Finalize (hp_comm.h's reasoning).
+ * and the rank's totals are the threads' sums, added once at MPI_Finalize (hp_counts.h's reasoning).
  * The one shared word in the hot path is the on/off switch, which is read, never written, between
  * MPI_Pcontrol calls.
  *
@@ -19,7 +19,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "hp_comm.h"
+#include "hp_counts.h"
 #include "hp_stats.h"
 #include "hp_timer.h"
 
@@ -158,7 +158,7 @@ void hp_requests_put(hp_requests *m, MPI_Request r, hp_request what);
 const hp_request *hp_requests_find(const hp_requests *m, MPI_Request r); /* NULL: not known */
 void hp_requests_forget(hp_requests *m, MPI_Request r);
 
-/* ---- what a call sends (contribution.c): hp_comm.h's conventions for every routine ---- */
+/* ---- what a call sends (contribution.c): hp_counts.h's conventions for every routine ---- */
 
 long long hp_bytes(int count, MPI_Datatype type);
 /* The ranks a send buffer is spread over: the group, or an intercommunicator's remote group. */

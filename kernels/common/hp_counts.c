@@ -1,0 +1,66 @@
+/* The counters of hp_counts.h and how a call is recorded into them. */
+#include "hp_counts.h"
+
+#include <string.h>
+
+#include "hp_timer.h"
+
+const char *const hp_comm_class_names[HP_NCLASSES] = {"p2p", "collective", "barrier"};
+
+void hp_comm_init(hp_comm *c, int timing)
+{
+    memset(c, 0, sizeof *c);
+    c->timing = timing;
+}
+
+/* The bit length of `bytes` (capped): one instruction rather than a loop, as it runs on every message. */
+int hp_histogram_bin(long long bytes)
+{
+    if (bytes <= 0) return 0;
+    int bin = 64 - __builtin_clzll((unsigned long long)bytes);
+    return bin < HP_HIST_BINS - 1 ? bin : HP_HIST_BINS - 1;
+}
+
+void hp_counts_call(hp_comm_counts *n, double seconds)
+{
+    n->calls++;
+    n->seconds += seconds;
+}
+
+void hp_counts_message(hp_comm_counts *n, long long bytes)
+{
+    n->messages++;
+    n->bytes += bytes;
+    n->histogram[hp_histogram_bin(bytes)]++;
+}
+
+void hp_counts_merge(hp_comm_counts *into, const hp_comm_counts *from)
+{
+    into->calls += from->calls;
+    into->messages += from->messages;
+    into->bytes += from->bytes;
+    into->seconds += from->seconds;
+    for (int bin = 0; bin < HP_HIST_BINS; bin++) into->histogram[bin] += from->histogram[bin];
+}
+
+void hp_comm_merge(hp_comm *into, const hp_comm *from)
+{
+    for (int k = 0; k < HP_NCLASSES; k++) hp_counts_merge(&into->cls[k], &from->cls[k]);
+}
+
+double hp_comm_begin(const hp_comm *c) { return c->counting && c->timing ? hp_now() : 0.0; }
+
+void hp_comm_record(hp_comm *c, hp_comm_class k, double t0, int messages, long long bytes)
+{
+    if (!c->counting) return;
+    hp_comm_counts *n = &c->cls[k];
+    hp_counts_call(n, c->timing ? hp_now() - t0 : 0.0);
+    for (int m = 0; m < messages; m++) hp_counts_message(n, bytes);
+}
+
+long long hp_comm_bytes(int count, MPI_Datatype type)
+{
+    int size;
+    MPI_Type_size(type, &size);
+    return (long long)count * size;
+}

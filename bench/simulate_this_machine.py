@@ -94,9 +94,9 @@ def main() -> None:
     parser.add_argument("--md-results", type=Path, help="a store of studies/simulator-check-md.yaml's runs")
     parser.add_argument("--spmv-results", type=Path, help="a store of studies/simulator-check-spmv.yaml's runs")
     parser.add_argument("--cluster", default=cluster.THIS_MACHINE,
-                        help="the node's description (default: clusters/this-machine.yaml, measured if absent)")
+                        help="the node's description (default: this-machine, measured if absent)")
     args = common.arguments(parser, BENCH)
-    if args.cluster == cluster.THIS_MACHINE and not (cluster.CLUSTERS / "this-machine.yaml").exists():
+    if args.cluster == cluster.THIS_MACHINE and cluster.THIS_MACHINE not in cluster.names():
         subprocess.run([sys.executable, "-m", "hybridperf", "cluster", "measure"], check=True)
     spec = cluster.load(args.cluster)
     run = common.start(BENCH, args)

@@ -1,6 +1,8 @@
-"""Cluster descriptions (clusters/*.yaml): every figure sourced or marked assumed, one source for the split
-model's presets, and SimGrid platforms that SMPI itself runs with the latency and bandwidth described."""
+"""Cluster descriptions (the shipped presets in hybridperf/resources/clusters, and the user's): every figure sourced or
+marked assumed, found on one search path, one source for the split model's presets, and SimGrid platforms that SMPI
+itself runs with the latency and bandwidth described."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -9,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from hybridperf import cluster
+from hybridperf import cluster, resources
 from hybridperf.models.presets import PRESETS
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
@@ -32,11 +34,44 @@ TWO_NODES = textwrap.dedent("""\
 
 
 def test_every_shipped_description_is_valid_and_sourced():
-    assert {"merlin", "stella", "cseem64t-infinipath", "cseem64t-gige", "ibm-sp"} <= set(cluster.names())
-    for name in cluster.names():
-        spec = cluster.load(name)
+    shipped = resources.path("clusters")
+    assert {"merlin", "stella", "cseem64t-infinipath", "cseem64t-gige", "ibm-sp"} <= set(cluster.names(shipped))
+    for name in cluster.names(shipped):
+        spec = cluster.load(name, shipped)
         for figure in spec.figures().values():
             assert figure.assumed or figure.source, (name, figure)
+
+
+def test_a_users_descriptions_come_first_and_say_where_they_are_from(tmp_path, monkeypatch):
+    """$HYBRIDPERF_CLUSTERS's folders, then the user's folder, then the shipped presets: the first of a name wins."""
+    mine, theirs = tmp_path / "mine", tmp_path / "xdg" / "hybridperf" / "clusters"
+    mine.mkdir()
+    theirs.mkdir(parents=True)
+    (mine / "merlin.yaml").write_text(TWO_NODES.replace("LATENCY", "2us"))  # replaces the preset
+    (theirs / "lab.yaml").write_text(TWO_NODES.replace("LATENCY", "3us"))
+    (theirs / "stella.yaml").write_text(TWO_NODES.replace("LATENCY", "4us"))
+    monkeypatch.setenv("HYBRIDPERF_CLUSTERS", f"{tmp_path / 'absent'}{os.pathsep}{mine}")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert cluster.user_dir() == theirs
+    assert [d for d, _ in cluster.directories()] == [tmp_path / "absent", mine, theirs, resources.path("clusters")]
+    origins = {name: origin for name, (_, origin) in cluster.found().items()}
+    assert origins == {"merlin": "HYBRIDPERF_CLUSTERS", "lab": "yours", "stella": "yours", "ibm-sp": "shipped",
+                       "cseem64t-gige": "shipped", "cseem64t-infinipath": "shipped"}
+    assert cluster.load("merlin").latency.value == pytest.approx(2e-6) and cluster.load("lab").nodes == 2
+    assert cluster.load("ibm-sp").name == "IBM SP (4-way)"
+    listed = subprocess.run([*HYBRIDPERF, "cluster", "list"], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "250"})
+    rows = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in listed.stdout.splitlines() if "│" in line}
+    assert {k: rows.get(k) for k in origins} == origins and f"{theirs} (yours)" in listed.stdout
+
+
+def test_an_unknown_name_says_where_it_was_looked_for(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with pytest.raises(cluster.ClusterError, match=f"unknown cluster 'nosuch': the descriptions in "
+                                                   f"{tmp_path}/hybridperf/clusters, .*resources/clusters are cseem"):
+        cluster.load("nosuch")
+    with pytest.raises(cluster.ClusterError, match="this-machine is not described yet .* `hybridperf cluster measure`"):
+        cluster.load(cluster.THIS_MACHINE)
 
 
 def test_merlin_is_as_the_thesis_describes_it():

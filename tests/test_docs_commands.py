@@ -2,7 +2,8 @@
 
 Each fenced block tagged `bash` or `sh` is run as one bash script (`set -euo pipefail`), from the
 repository root, with the virtual environment's and the kernels' directories first on PATH (as after
-`. .venv/bin/activate; export PATH=$PWD/build/bin:$PATH`). A comment just above a block may say
+`. .venv/bin/activate; export PATH=$PWD/build/bin:$PATH`) and a user data folder of its own (XDG_DATA_HOME:
+what `hybridperf cluster measure` writes stays out of this machine's). A comment just above a block may say
 `<!-- docs-test: skip: why -->` (it is not run: the note says why) or `<!-- docs-test: instead: commands -->`
 (a cheaper variant of a long command runs in its place). Every other fenced block must say what it is
 (`text`, `yaml`, `json`, `c`, `python` …), so no command hides from the harness. What a block writes
@@ -83,12 +84,19 @@ def _untracked() -> set[str]:
             if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
 
 
+@pytest.fixture(scope="session")
+def user_data(tmp_path_factory) -> Path:
+    """The user's data folder for the blocks (XDG_DATA_HOME: `cluster measure` writes there), not this machine's."""
+    return tmp_path_factory.mktemp("xdg-data")
+
+
 @pytest.mark.parametrize("block", SHELL, ids=lambda b: b.name)
-def test_documented_commands_run(block: Block):
+def test_documented_commands_run(block: Block, user_data: Path):
     if block.directive and block.directive[0] == "skip":
         pytest.skip(block.directive[1])
     script = block.directive[1] if block.directive else block.text
     env = {**os.environ, "PATH": f"{REPO / '.venv' / 'bin'}:{REPO / 'build' / 'bin'}:{os.environ['PATH']}",
+           "XDG_DATA_HOME": str(user_data),
            # CI runs as root, where Open MPI's mpirun wants --allow-run-as-root; the docs show what a user types
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
     before = _untracked()

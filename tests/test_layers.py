@@ -3,29 +3,33 @@ launcher, a backend, the store or the CLI, and nothing below the CLI imports it.
 ast, imports inside functions included, so a shortcut taken anywhere fails here."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).parents[1] / "python" / "hybridperf"
+REPO = Path(__file__).parents[1]
+PACKAGE = REPO / "python" / "hybridperf"
 
 # layer -> the layers it may import (itself always)
 ALLOWED = {
+    "resources": set(),
     "shapes": set(),
     "profile": set(),
-    "cluster": set(),
+    "cluster": {"resources"},
     "files": set(),
-    "potentials": set(),
+    "potentials": {"resources"},
     "analysis": {"shapes", "profile"},
-    "models": {"analysis", "shapes", "profile", "cluster"},
+    "models": {"analysis", "shapes", "profile", "cluster", "resources"},
     "report": {"analysis", "models", "shapes", "profile", "files"},
     "store": {"shapes", "profile", "files"},
     "launch": {"shapes", "profile"},
     "app": {"launch", "shapes", "profile"},
-    "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files"},
+    "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files", "resources"},
     "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
-    "cli": {"simulate", "study", "app", "launch", "store", "analysis", "models", "report", "shapes", "profile", "cluster",
-            "files", "potentials"},
+    "predict": {"simulate", "launch", "analysis", "models", "report", "shapes", "profile", "cluster"},
+    "cli": {"predict", "simulate", "study", "app", "launch", "store", "analysis", "models", "report", "shapes", "profile",
+            "cluster", "files", "potentials", "resources"},
 }
 
 
@@ -71,3 +75,15 @@ def test_the_check_sees_a_wrong_import(tmp_path):
 def test_every_module_of_the_package_is_checked():
     """The parametrised check above runs once per module found; an empty list would pass unseen."""
     assert len(MODULES) > 80 and {layer_of(p) for p in MODULES} == set(ALLOWED)
+
+
+def test_the_architecture_page_shows_every_layer_with_its_imports_and_every_kernel_folder():
+    """docs/architecture.md's table of layers says what this file allows, layer by layer; its kernels' table names
+    every folder of kernels/."""
+    page = (REPO / "docs" / "architecture.md").read_text()
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `([a-z_]+)(?:\.py|/)` \|.*\| ([^|]+) \|$", page, re.MULTILINE)}
+    documented = {layer: set(ALLOWED) - {layer} if imports.strip() == "everything" else
+                  set(re.findall(r"`(\w+)`", imports)) for layer, imports in rows.items() if layer in ALLOWED}
+    assert documented == ALLOWED
+    folders = sorted(p.name for p in (REPO / "kernels").iterdir() if p.is_dir())
+    assert len(folders) >= 8 and [f for f in folders if f"| `{f}/` |" not in page] == []

@@ -1,3 +1,8 @@
 """hybridperf: performance engineering of hybrid MPI+OpenMP programs on multi-core clusters."""
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("hybridperf")  # pyproject.toml's, as installed
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "unknown"

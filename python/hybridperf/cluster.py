@@ -1,11 +1,16 @@
-"""Cluster descriptions: `clusters/NAME.yaml` — nodes, sockets and cores, the network between nodes and the MPI
+"""Cluster descriptions: `NAME.yaml` — nodes, sockets and cores, the network between nodes and the MPI
 transport within one, the fork/join cost of OpenMP — each figure with where it comes from, or marked assumed.
 
 One description serves two users: the split model's presets (models.presets) and SimGrid, for which
 `platform_xml` writes a platform (one <cluster>: each node a host with its cores, a private link per node of
 the network's latency and bandwidth, the loopback link for ranks on one node, and the topology). Figures use
 SimGrid's units ("1.8us", "20Gbps", "4GBps"), so a description reads as the platform will. Pure functions but
-`load`, which reads the file.
+`found`, `names` and `load`, which look in the folders of `directories()` and read the file.
+
+A name is looked up in each folder of $HYBRIDPERF_CLUSTERS (separated by ':'), then in the user's own folder
+(`user_dir()`: $XDG_DATA_HOME/hybridperf/clusters, where `hybridperf cluster measure` writes this machine's), then
+in the package's presets (hybridperf.resources: the seeds' machines); the first found wins, so a user's file of
+a preset's name replaces the preset.
 
     name: Merlin
     nodes: 256
@@ -23,6 +28,7 @@ SimGrid's units ("1.8us", "20Gbps", "4GBps"), so a description reads as the plat
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +37,8 @@ from xml.sax.saxutils import quoteattr
 
 import yaml
 
-CLUSTERS = Path(__file__).resolve().parents[2] / "clusters"
+from hybridperf import resources
+
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 RATE_UNITS = {"Bps": 1.0, "kBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
               "bps": 1 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8}
@@ -168,21 +175,52 @@ def parse(text: str, key: str, source: str = "<cluster>") -> ClusterSpec:
         raise ClusterError(f"{source}: {err}") from None
 
 
-def names(directory: Path = CLUSTERS) -> list[str]:
-    return sorted(p.stem for p in directory.glob("*.yaml"))
+THIS_MACHINE = "this-machine"  # written by `hybridperf cluster measure` into user_dir(), not shipped
+ENV = "HYBRIDPERF_CLUSTERS"
 
 
-THIS_MACHINE = "this-machine"  # written by `hybridperf cluster measure`, not shipped
+def user_dir() -> Path:
+    """The user's own descriptions: $XDG_DATA_HOME/hybridperf/clusters (~/.local/share/hybridperf/clusters)."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "hybridperf" / "clusters"
 
 
-def load(name: str, directory: Path = CLUSTERS) -> ClusterSpec:
-    """A description by name (clusters/NAME.yaml) or by the path of a YAML file."""
-    path = Path(name) if name.endswith((".yaml", ".yml")) else directory / f"{name}.yaml"
-    if not path.is_file():
+def directories() -> list[tuple[Path, str]]:
+    """Where descriptions are looked for, in order, each with what it is: $HYBRIDPERF_CLUSTERS's folders, the
+    user's folder, the shipped presets."""
+    listed = [Path(d) for d in os.environ.get(ENV, "").split(os.pathsep) if d]
+    return [*((d, ENV) for d in listed), (user_dir(), "yours"), (resources.path("clusters"), "shipped")]
+
+
+def found(directory: Path | None = None) -> dict[str, tuple[Path, str]]:
+    """name -> (its file, where it was found), the first of each name on the search path (or in `directory` only)."""
+    out: dict[str, tuple[Path, str]] = {}
+    for folder, origin in [(directory, str(directory))] if directory else directories():
+        for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else ():
+            out.setdefault(path.stem, (path, origin))
+    return dict(sorted(out.items()))
+
+
+def names(directory: Path | None = None) -> list[str]:
+    return list(found(directory))
+
+
+def load(name: str, directory: Path | None = None) -> ClusterSpec:
+    """A description by name (the first NAME.yaml on the search path, or in `directory` only) or by the path of a
+    YAML file."""
+    if name.endswith((".yaml", ".yml")):
+        path = Path(name)
+    else:
+        path = found(directory).get(name, (None, ""))[0]
+    if path is None or not path.is_file():
+        where = str(directory) if directory else ", ".join(str(d) for d, _ in directories())
         if name == THIS_MACHINE:
-            raise ClusterError(f"{path} does not exist yet: measure this machine with `hybridperf cluster measure`")
-        raise ClusterError(f"unknown cluster '{name}': the descriptions in {directory} are {', '.join(names(directory))}"
-                           " (or give a description file's path)")
+            raise ClusterError(f"{THIS_MACHINE} is not described yet (looked in {where}): measure this machine with "
+                               "`hybridperf cluster measure`")
+        if path is not None:
+            raise ClusterError(f"{path} does not exist")
+        raise ClusterError(f"unknown cluster '{name}': the descriptions in {where} are "
+                           f"{', '.join(names(directory))} (or give a description file's path)")
     return parse(path.read_text(), path.stem, str(path))
 
 
@@ -246,7 +284,7 @@ def platform_xml(spec: ClusterSpec) -> str:
     cluster = " ".join(f"{k}={quoteattr(v)}" for k, v in attributes.items())
     return ("<?xml version='1.0'?>\n"
             "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            f"<!-- {spec.name}: written by hybridperf from clusters/{spec.key}.yaml -->\n"
+            f"<!-- {spec.name}: written by hybridperf from the description {spec.key}.yaml -->\n"
             "<platform version=\"4.1\">\n"
             "  <zone id=\"world\" routing=\"Full\">\n"
             f"    <cluster {cluster}/>\n"

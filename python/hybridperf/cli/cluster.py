@@ -1,4 +1,5 @@
-"""`hybridperf cluster ...`: the cluster descriptions in clusters/ and the SimGrid platforms made from them."""
+"""`hybridperf cluster ...`: the cluster descriptions (yours, then the shipped presets) and the SimGrid platforms
+made from them."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import local_machine
 
-cluster_app = typer.Typer(help="Cluster descriptions (clusters/*.yaml) and their SimGrid platforms.",
+cluster_app = typer.Typer(help="Cluster descriptions (yours, then the shipped presets) and their SimGrid platforms.",
                           no_args_is_help=True)
 
 
@@ -31,15 +32,19 @@ def _load(name: str) -> cluster.ClusterSpec:
 
 @cluster_app.command("list")
 def list_command() -> None:
-    """Every description: nodes, cores, network, and how many of its figures are assumed."""
-    table = Table(title=f"Cluster descriptions in {cluster.CLUSTERS}")
-    for col in ("name", "cluster", "nodes", "cores/node", "network", "assumed figures"):
+    """Every description: nodes, cores, network, how many of its figures are assumed, and where it comes from
+    ($HYBRIDPERF_CLUSTERS's folders, then yours, then the shipped presets; the first of a name wins)."""
+    console.print("Cluster descriptions, looked for in: " + "; ".join(f"{d} ({origin})"
+                                                                      for d, origin in cluster.directories()),
+                  highlight=False, soft_wrap=True)
+    table = Table()
+    for col in ("name", "cluster", "nodes", "cores/node", "network", "assumed figures", "from"):
         table.add_column(col, justify="right" if col in ("nodes", "cores/node") else "left")
-    for name in cluster.names():
+    for name, (_, origin) in cluster.found().items():
         spec = _load(name)
         assumed = [n for n, f in spec.figures().items() if f.assumed]
         table.add_row(name, spec.name, str(spec.nodes), str(spec.cores_per_node),
-                      f"{spec.latency.text}, {spec.bandwidth.text}, {spec.topology.kind}", str(len(assumed)))
+                      f"{spec.latency.text}, {spec.bandwidth.text}, {spec.topology.kind}", str(len(assumed)), origin)
     console.print(table)
 
 
@@ -91,7 +96,8 @@ def _measure(kernel: str, ranks: int, threads: int, cores: int, args: list[str],
 
 @cluster_app.command("measure")
 def measure_command(
-    out: Annotated[Path, typer.Option(help="Write the description here.")] = cluster.CLUSTERS / "this-machine.yaml",
+    out: Annotated[Optional[Path], typer.Option(help="Write the description here (default: this-machine.yaml in "
+                                                     "your folder of descriptions, hybridperf cluster list).")] = None,
     pingpong: Annotated[Optional[Path], typer.Option(help="Use this hybridperf-mixbench -b pingpong profile "
                                                           "instead of measuring.")] = None,
     ompbench: Annotated[Optional[Path], typer.Option(help="Use this hybridperf-ompbench profile (PARALLEL_FOR or "
@@ -104,6 +110,7 @@ def measure_command(
 ) -> None:
     """Describe this machine as a one-node cluster (`--cluster this-machine`): the MPI latency and bandwidth
     between two of its ranks and OpenMP's fork/join at all its cores, measured here in a few seconds."""
+    out = out or cluster.user_dir() / f"{cluster.THIS_MACHINE}.yaml"
     node = local_machine()
     cores = cores or node.cores
     if cores < 2:
@@ -117,6 +124,7 @@ def measure_command(
         text = cluster.describe_node(host or node.hostname, cores, sockets or min(node.packages, cores), ping, omp,
                                      time.strftime("%Y-%m-%d"))
         spec = cluster.parse(text, out.stem, str(out))  # a measurement that makes no description is refused here
+        out.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out, text)
     except cluster.ClusterError as err:
         fail(str(err))

@@ -48,7 +48,8 @@ def _backend(study: spec.Study, results: Path):
 
 
 def study(
-    spec_file: Annotated[Path, typer.Argument(help="The study spec (YAML); ready-made ones are in studies/.")],
+    spec_file: Annotated[Path, typer.Argument(help="The study spec (YAML), or a ready-made one's name (local, "
+                                                   "thesis-md, ...: studies/ in a checkout).")],
     results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")] = None,
     backend: Annotated[Optional[str], typer.Option(help="local or slurm (default: the spec's `backend`).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print each race's candidates with their launch lines "

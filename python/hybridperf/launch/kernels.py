@@ -2,6 +2,10 @@
 
 A kernel must be launched by the launcher of the MPI library it was linked with; that library is
 read from the binary itself (`--build-info`), never guessed from whatever `mpirun` is on PATH.
+
+The binaries are looked for in $HYBRIDPERF_BIN_DIR, then on PATH (where an installing user puts them), and last in
+the build/bin of the source checkout this package runs from, if it runs from one (an editable install): that
+fallback is for development, and is looked at only when a kernel is asked for.
 """
 
 from __future__ import annotations
@@ -15,34 +19,43 @@ from pathlib import Path
 from typing import Any
 
 KERNELS: tuple[str, ...] = ("md", "stream", "spmv", "clomp", "ompbench", "mixbench")
-REPO_ROOT = Path(__file__).resolve().parents[3]
+ENV = "HYBRIDPERF_BIN_DIR"
 
 
 class KernelNotFound(FileNotFoundError):
     pass
 
 
+def checkout_build() -> Path | None:
+    """The build folder of the source checkout this package runs from (python/hybridperf in a tree with the
+    kernels' CMakeLists.txt), or None for an installed package."""
+    root = Path(__file__).resolve().parents[3]
+    return root / "build" if (root / "CMakeLists.txt").is_file() and (root / "kernels").is_dir() else None
+
+
+def _candidates(name: str) -> list[Path]:
+    """Where a binary may be, in the order looked at."""
+    env, on_path = os.environ.get(ENV), shutil.which(name)
+    build = checkout_build()
+    return [*([Path(env) / name] if env else []), *([Path(on_path)] if on_path else []),
+            *([build / "bin" / name] if build else [])]
+
+
 def bin_dir() -> Path | None:
-    """HYBRIDPERF_BIN_DIR, else the build tree of this checkout, else None (search PATH)."""
-    env = os.environ.get("HYBRIDPERF_BIN_DIR")
-    if env:
-        return Path(env)
-    local = REPO_ROOT / "build" / "bin"
-    return local if local.is_dir() else None
+    """The folder the kernels are found in ($HYBRIDPERF_BIN_DIR, PATH's, the checkout's build/bin), or None."""
+    found = next((p for k in KERNELS for p in _candidates(f"hybridperf-{k}") if p.is_file()), None)
+    return Path(os.environ[ENV]) if os.environ.get(ENV) else found.parent if found else None
 
 
 def kernel_path(kernel: str) -> Path:
     if kernel not in KERNELS:
         raise KernelNotFound(f"unknown kernel '{kernel}': available kernels are {', '.join(KERNELS)}")
     name = f"hybridperf-{kernel}"
-    directory = bin_dir()
-    candidate = directory / name if directory else None
-    if candidate and candidate.is_file():
-        return candidate
-    found = shutil.which(name)
-    if found:
-        return Path(found)
-    raise KernelNotFound(f"{name} not found: build it with `make build` (or set HYBRIDPERF_BIN_DIR)")
+    found = next((p for p in _candidates(name) if p.is_file()), None)
+    if found is None:
+        raise KernelNotFound(f"{name} not found on PATH: build the kernels (`make build`, docs/building.md) and put "
+                             f"their bin folder on PATH, or set {ENV}")
+    return found
 
 
 @lru_cache(maxsize=None)

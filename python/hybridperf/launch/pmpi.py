@@ -57,9 +57,10 @@ def choose(ldd_output: str | None, lib_dir: Path, built: set[str]) -> Counting:
 
 
 def default_lib_dir() -> Path:
-    """build/lib beside the kernels' bin directory (HYBRIDPERF_BIN_DIR's parent when that is set)."""
+    """lib beside the kernels' bin folder (kernels.bin_dir: $HYBRIDPERF_BIN_DIR, PATH's, the checkout's build/bin);
+    the checkout's build/lib when no kernel is found."""
     directory = kernels.bin_dir()
-    return (directory.parent if directory else kernels.REPO_ROOT / "build") / "lib"
+    return directory.parent / "lib" if directory else (kernels.checkout_build() or Path("build")) / "lib"
 
 
 def linked(binary: Path, env: dict[str, str] | None = None) -> str | None:

@@ -1,5 +1,6 @@
-"""Cluster presets of the split model, built from the descriptions in clusters/ (hybridperf.cluster): the thesis's
-machines and Chow & Hysom's IBM SP, each figure with its source or marked assumed.
+"""Cluster presets of the split model, built from the cluster descriptions (hybridperf.cluster: the shipped ones —
+the thesis's machines and Chow & Hysom's IBM SP — and the user's), each figure with its source or marked assumed.
+`PRESETS` is read on first use, not at import: importing the models reads no file.
 
 A figure a description marks assumed is marked so in the Cluster too (`Cluster.assumed`), and
 `hybridperf model recommend` prints how far every input would have to move to change the answer. For the MD
@@ -10,6 +11,8 @@ borrowed from another machine, as are a calibration's own runs on any preset: `b
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
+from typing import Any
 
 from hybridperf import cluster
 from hybridperf.models import published
@@ -29,7 +32,18 @@ def from_description(spec: cluster.ClusterSpec) -> Cluster:
                    beta_intra=1 / spec.intra_bandwidth.value, par_overhead=log2_scaled(spec.fork_join.value, spec.fork_join_threads), source=source, assumed=assumed)
 
 
-PRESETS = {name: from_description(cluster.load(name)) for name in cluster.names()}
+@cache
+def _presets() -> dict[str, Cluster]:
+    return {name: from_description(cluster.load(name)) for name in cluster.names()}
+
+
+def __getattr__(name: str) -> Any:
+    """PRESETS (name -> Cluster, every description found), made when first asked for."""
+    if name == "PRESETS":
+        return _presets()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 THESIS_SMALL_SIZE, THESIS_STEPS = 160, 500  # 4 x 160^3 = 16,384,000 atoms, the thesis's small simulation
 
 

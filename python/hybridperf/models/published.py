@@ -1,9 +1,10 @@
-"""The seeds' published measurements that the models use, read from data/ (each file names its source).
+"""The seeds' published measurements that the models use, read from the shipped data/ (hybridperf.resources; each
+file names its source).
 
 - The MD code's shared-memory overheads in `force` on Merlin (thesis Tables 4.6/4.7): the multithreading
   efficiency e_mt(T) = 1 - (hybrid - pure MPI) / hybrid for T = 4 (hybrid-2) and T = 8 (hybrid-1);
 - its time per routine on Merlin (Table 4.8): the computation per atom-step of a core.
-(EPCC's PARALLEL FOR overhead on Merlin, Table 3.1, is in the cluster's description, clusters/merlin.yaml.)
+(EPCC's PARALLEL FOR overhead on Merlin, Table 3.1, is in the cluster's description, merlin.yaml.)
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import csv
 import statistics
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[3] / "data"
+from hybridperf import resources
+
+DATA = resources.path("data")
 COMPUTATION = ("Forces", "MoveA", "MoveB", "Hloop")  # Table 4.8's routines that compute (Movout and Sum talk)
 
 

@@ -1,6 +1,6 @@
-"""The parameter files of the tabulated forms, `data/potentials/*.yaml`: every value with its source, parameters as
-data. `parse` checks a file and `build` makes the model and the setfl comment lines for chosen elements, both pure;
-`load` reads the file.
+"""The parameter files of the tabulated forms, the shipped `data/potentials/*.yaml` (hybridperf.resources): every
+value with its source, parameters as data. `parse` checks a file and `build` makes the model and the setfl comment
+lines for chosen elements, both pure; `load` reads the file.
 
 A file names its form, a title and citation, and the elements (number, mass, lattice, lattice constant: the setfl
 file's element lines); then the form's own values. Gupta's: every pair of the elements ("Cu-Au": A, xi, p, q, r0
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 
+from hybridperf import resources
 from hybridperf.potentials.forms import DaiFS, Element, FinnisSinclair, Gupta, GuptaPair
 
-DATA = Path(__file__).resolve().parents[3] / "data" / "potentials"
+DATA = resources.path("data", "potentials")
 FORMS = {"gupta": "gupta-cleri-rosato-1993.yaml", "dai-fs": "dai-fs-2006.yaml"}  # form -> its parameter file in DATA
 SECTIONS = {"gupta": ("pairs", "shells"), "dai-fs": ("parameters",)}  # what each form's file has beyond the common
 LATTICES = {"gupta": ("fcc",), "dai-fs": ("fcc", "bcc")}  # gupta's tail sits on fcc neighbour shells

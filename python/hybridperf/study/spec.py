@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import yaml
 
+from hybridperf import resources
 from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
@@ -137,10 +138,15 @@ class Context:
 
 def load(path: str | Path, cores_per_node: Callable[[str], int] | int | None = None,
          backend: str | None = None) -> Study:
-    """Reads and validates a spec. `cores_per_node` is used when the spec does not give it: a number,
-    or a function of the backend (the local machine's cores, or the Slurm nodes'); `backend`
-    overrides the spec's."""
+    """Reads and validates a spec: a file, or a shipped study by name (`local`: hybridperf.resources). `cores_per_node`
+    is used when the spec does not give it: a number, or a function of the backend (the local machine's cores, or
+    the Slurm nodes'); `backend` overrides the spec's."""
     path = Path(path)
+    if not path.exists() and path.suffix not in (".yaml", ".yml"):
+        path = resources.study(str(path)) or path
+        if not path.exists():
+            raise SpecError(f"{path}: no such study spec, nor a ready-made study of that name "
+                            f"({', '.join(resources.studies())})")
     try:
         text = path.read_text()
     except OSError as err:

@@ -30,6 +30,7 @@ from hybridperf.analysis.verdicts import Band, judge_samples
 from hybridperf.launch import kernels
 from hybridperf.models.split import Split
 from hybridperf.simulate import point, study as simulation
+from hybridperf.simulate.backend import measured_profiles
 from hybridperf.simulate.plan import parse
 from hybridperf.simulate.replay import simgrid_version
 from hybridperf.store.db import Store
@@ -48,8 +49,8 @@ def label(kernel: str, params: dict, ranks: int, threads: int) -> str:
 
 def simulate_store(run: common.Run, kernel: str, directory: Path, spec: cluster.ClusterSpec) -> None:
     """Every measured split of 2+ cores: its measured loop times and its simulated one, into the run file."""
+    model = simulation.costs_from(measured_profiles(directory), kernel, spec, str(directory))
     with Store(directory) as store:
-        model = simulation.measured_costs(store, kernel, spec)
         measured: dict[tuple, list[float]] = {}
         for r in store.runs():
             if r["status"] == "ok" and r["backend"] != "simgrid" and r["ranks"] * r["threads"] >= 2:

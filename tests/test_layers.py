@@ -25,7 +25,7 @@ ALLOWED = {
     "store": {"shapes", "profile", "files"},
     "launch": {"shapes", "profile"},
     "app": {"launch", "shapes", "profile"},
-    "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files", "resources"},
+    "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files", "resources", "cluster"},
     "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
     "predict": {"simulate", "launch", "analysis", "models", "report", "shapes", "profile", "cluster"},
     "cli": {"predict", "simulate", "study", "app", "launch", "store", "analysis", "models", "report", "shapes", "profile",

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from hybridperf import cluster, profile
 from hybridperf.launch import kernels
@@ -22,7 +23,10 @@ from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.plan import parse, traffic
 from hybridperf.simulate.replay import replay, ReplayFailed
 from hybridperf.simulate.sensitivity import Scaled
+from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.store.db import Store
+from hybridperf.study import spec as specs
+from hybridperf.study.run import run_study
 
 from conftest import CORES, run_kernel_in
 
@@ -251,20 +255,76 @@ def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):
     assert out.returncode == 2 and "apt-get install libsimgrid-dev" in out.stderr
 
 
+@needs_smpi
 def test_a_failed_replay_is_stored_as_a_failed_simulated_run(tiny_study, monkeypatch):
     def refuse(*args, **kwargs):
         raise ReplayFailed("smpirun -replay exited 134: free(): invalid pointer")
 
     monkeypatch.setattr(point, "simulate", refuse)
     merlin = cluster.load("merlin")
-    from hybridperf.study import spec as specs
     study = simulation.on_cluster(specs.parse(SPEC.replace("RESULTS", str(tiny_study)), cores_per_node=8), merlin,
-                                  (8,), 2)
+                                  (8,), 2, "merlin", "thesis")
     with Store(tiny_study) as store:
-        model = simulation.thesis_costs(merlin)
-        outcome = simulation.run(study, merlin, lambda params: model, store, "tiny.yaml")
+        outcome = run_study(study, store, SimGridBackend(study, tiny_study), Console(quiet=True), "tiny.yaml")
         stored = store.runs(study.name)
-    assert outcome.failed and all(r["status"] == "failed" and "invalid pointer" in r["stderr"] for r in stored)
+    assert outcome.failed and all(r["status"] == "failed" and "invalid pointer" in r["reason"] for r in stored)
+    assert all(r.outcome == "failed" for r in outcome.races.values())
+
+
+SIMULATED = """
+study: tiny-sim
+kernel: md
+params: {size: 8, steps: 2}
+configurations: [pure-mpi, hybrid-1]
+nodes: [1, 2]
+backend: simgrid
+simgrid: {cluster: merlin, costs: thesis}
+results: RESULTS
+"""
+
+
+@needs_smpi
+def test_an_interrupted_simulated_study_resumes_where_it_stopped(tmp_path):
+    """backend simgrid is a study backend like the others: interrupted after two replays (the first race's block),
+    the same command resumes campaign 1 and replays only the second race's two points; each point once."""
+    spec = tmp_path / "sim.yaml"
+    spec.write_text(SIMULATED.replace("RESULTS", str(tmp_path / "res")))
+    study = specs.load(spec)
+    assert study.cores_per_node == 8 and study.rule.max_blocks == 1  # Merlin's nodes; one replay decides
+
+    class Interrupted(SimGridBackend):
+        def run(self, plans, done):
+            for plan in plans:
+                if len(self.ran) == 2:
+                    raise KeyboardInterrupt
+                super().run([plan], done)
+
+    with Store(tmp_path / "res") as store:
+        first = run_study(study, store, Interrupted(study, tmp_path / "res"), Console(quiet=True), str(spec))
+    assert first.ended == "interrupted" and len(first.stored) == 2
+    out = subprocess.run([*HYBRIDPERF, "study", str(spec), "--no-report"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "resuming tiny-sim campaign 1: 2 runs already stored" in out.stdout
+    with Store(tmp_path / "res") as store:
+        runs = store.runs("tiny-sim")
+        [campaign] = store.campaigns("tiny-sim")
+    assert campaign.ended == "decided" and len(runs) == 4 and len({r["run_key"] for r in runs}) == 4
+    assert {(r["nodes"], r["ranks_per_node"], r["threads"]) for r in runs} == {(1, 8, 1), (1, 1, 8), (2, 8, 1),
+                                                                                (2, 1, 8)}
+    assert all(r["backend"] == "simgrid" and r["status"] == "ok" and not r["warmup"] for r in runs)
+
+
+def test_a_simulated_spec_names_its_cluster_and_takes_no_stopping_rule(tmp_path):
+    cases = [(SIMULATED.replace("simgrid: {cluster: merlin, costs: thesis}\n", ""), "needs simgrid: {cluster: NAME}"),
+             (SIMULATED.replace("cluster: merlin", "cluster: nowhere"), "unknown cluster 'nowhere'"),
+             (SIMULATED.replace("costs: thesis", "costs: cheap"), "costs must be one of auto, measured, thesis"),
+             (SIMULATED + "repeats: 3\n", "no decide or repeats"),
+             (SIMULATED.replace("kernel: md", "kernel: stream").replace("size: 8, steps: 2", "size: 8"),
+              "has no --plan mode"),
+             (SIMULATED.replace("backend: simgrid", "backend: local"), "a simgrid: block goes with backend: simgrid")]
+    for text, message in cases:
+        with pytest.raises(specs.SpecError, match=re.escape(message)):
+            specs.parse(text.replace("RESULTS", str(tmp_path)), cores_per_node=2)
 
 
 @needs_smpi

@@ -40,7 +40,7 @@ import functools
 import itertools
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 @dataclass(frozen=True)
@@ -325,6 +325,33 @@ class Racer:
                 # the normal quantiles behind the estimate flatter heavy tails: never fewer than one more block
                 needed = None if needed is None else max(needed, self.blocks + 1)
         return Race(outcome, leader, tuple(standings), self.blocks, rule, runs, pooled, floor, needed)
+
+
+class ExactRacer:
+    """A race of exact figures (replays), fed as a Racer is: its one block decides it (exact_race); a candidate
+    whose replay failed leaves it."""
+
+    def __init__(self, candidates: Sequence[str], rule: Rule):
+        self.rule, self.candidates = rule, list(dict.fromkeys(candidates))
+        self.times: dict[str, float | None] = {}
+        self.blocks = 0
+
+    def add(self, block: Mapping[str, float | None]) -> None:
+        if not self.blocks:
+            self.times, self.blocks = dict(block), 1
+
+    @property
+    def running(self) -> list[str]:
+        return [] if self.blocks else list(self.candidates)
+
+    def state(self, stopped: bool = False) -> Race:
+        timed = {c: t for c, t in self.times.items() if t is not None and t > 0}
+        failed = tuple(Standing(c, "failed", None, None, None, 1) for c in self.candidates if c not in timed)
+        if not timed:
+            return Race("failed" if self.blocks else "undecided" if stopped else "open", self.candidates[0], failed,
+                        self.blocks, self.rule)
+        exact = exact_race(timed, self.rule)
+        return replace(exact, standings=exact.standings + failed)
 
 
 def race(blocks: Sequence[Mapping[str, float | None]], rule: Rule, stopped: bool = False) -> Race:

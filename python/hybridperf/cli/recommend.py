@@ -13,15 +13,12 @@ from typing import Annotated, Optional
 import typer
 
 from hybridperf.cli.ui import console, errors, fail
-from hybridperf.cluster import names as cluster_names
 from hybridperf.files import write_atomic
 from hybridperf.predict import render
 from hybridperf.predict.answer import METHODS, Unanswerable
 from hybridperf.predict.question import Calibration, KERNELS, measured_study, modelled, Question, recommendation, \
     simulated
 from hybridperf.report.terminal import rich_table
-
-CLUSTER_NAMES = cluster_names()
 
 
 def progress(line: str) -> None:
@@ -33,8 +30,8 @@ def recommend_command(
     by: Annotated[str, typer.Option(help=f"How to answer: {', '.join(METHODS)} — the closed-form split model, "
                                          "SimGrid's replay of the kernel's plan, or a stored study's race "
                                          "(--calibration names its results directory).")] = "model",
-    cluster: Annotated[str, typer.Option(help=f"A cluster description ({', '.join(CLUSTER_NAMES)}), or this "
-                                              "(this machine, calibrated with --calibration).")] = "this",
+    cluster: Annotated[str, typer.Option(help="A cluster description's name or file (hybridperf cluster list), or "
+                                              "this (this machine, calibrated with --calibration).")] = "this",
     kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape; app: your own program, from its "
                                              "study's runs in --calibration (docs/apps.md).")] = "md",
     size: Annotated[Optional[int], typer.Option(help="md: fcc cells per side (4 s^3 atoms); spmv: n (brick "

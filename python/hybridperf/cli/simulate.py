@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
@@ -15,10 +15,11 @@ from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import write_atomic
 from hybridperf.simulate import sensitivity as moves, study as simulation, validate as validation, validate_spmv
+from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
-from hybridperf.study.spec import Study
+from hybridperf.study.run import run_study
 
 COSTS = ("auto", "measured", "thesis")
 
@@ -39,7 +40,7 @@ def simulate(
     target: Annotated[str, typer.Argument(metavar="SPEC|validate",
                                           help="A study spec (YAML) to simulate, or `validate` to simulate the "
                                                "seeds' experiments and compare with what they published.")],
-    cluster_name: Annotated[Optional[str], typer.Option("--cluster", help="A description in clusters/ "
+    cluster_name: Annotated[Optional[str], typer.Option("--cluster", help="A cluster description's name or file "
                                                         "(hybridperf cluster list).")] = None,
     cores: Annotated[Optional[str], typer.Option(help="Core counts, multiples of the node size (default: 1, 2, 4 "
                                                       "... nodes up to 64).")] = None,
@@ -73,22 +74,21 @@ def simulate(
             fail(f"--costs is one of {', '.join(COSTS)}, got {costs!r}")
         described = cluster.load(cluster_name)
         study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
-                                      _cores(cores), steps)
+                                      _cores(cores), steps, cluster_name, costs)
         directory = results or Path(study.results)
-        if costs == "thesis" and study.kernel != "md":
-            fail(f"--costs thesis prices md on the thesis's Merlin core; simulate {study.kernel} with --costs measured "
-                 "(simulate validate uses Chow & Hysom's published SPMV costs)")
         if costs == "measured" and not (directory / "results.db").exists():
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
                  "run the study first (hybridperf study SPEC)" + (", or use --costs thesis" if study.kernel == "md"
                                                                    else ""))
+        backend = SimGridBackend(study, directory, say=lambda line: errors.print(line, highlight=False))
         with Store(directory) as store:
-            costs = _costs_of(costs, store, study.kernel, described)
-            model_of = _models(costs, store, study.kernel, described)
-            outcome = simulation.run(study, described, model_of, store, target,
-                                     progress=lambda line: errors.print(line, highlight=False))
-            if sensitivity:
-                moved = _sensitivity(study, described, outcome, lambda s: _models(costs, store, study.kernel, s))
+            outcome = run_study(study, store, backend, console, target)
+        if outcome.ended == "interrupted":
+            errors.print(f"interrupted: campaign {outcome.campaign}'s {outcome.resumed + len(outcome.stored)} points "
+                         f"are stored in {directory}; run the same command to resume")
+            raise typer.Exit(130)
+        if sensitivity:
+            moved = _sensitivity(described, outcome.stored, backend)
     except typer.Exit:
         raise
     except SimGridMissing as err:
@@ -97,19 +97,17 @@ def simulate(
         fail(str(err))
     except USER_ERRORS as err:
         user_error(err)
-    console.print(f"{study.name}: {len(outcome.stored)} points simulated on {described.name}, "
-                  f"{len(outcome.failed)} failed; results in {directory / 'results.db'}")
+    console.print(f"{study.name}: {len(outcome.stored)} points simulated on {described.name}"
+                  + (f" ({outcome.resumed} before)" if outcome.resumed else "")
+                  + f", {len(outcome.failed)} failed; results in {directory / 'results.db'}")
     if sensitivity:
         _show_sensitivity(moved, described, directory / f"sensitivity-{described.key}.csv")
     _report(directory, study.name, directory / f"report-{described.key}.html")
 
 
-def _sensitivity(study: Study, described: cluster.ClusterSpec, outcome: simulation.Outcome,
-                 models_on: moves.ModelsOn) -> list[moves.Point]:
-
-    plans: dict = {}
-    return moves.points(outcome.stored, {p.key: p for p in outcome.plans}, described, models_on,
-                        lambda run: simulation.plan_of(study, described, run, plans),
+def _sensitivity(described: cluster.ClusterSpec, stored: list, backend: SimGridBackend) -> list[moves.Point]:
+    """The moves of the points this invocation replayed."""
+    return moves.points(stored, backend.ran, described, backend.models_on, backend.plan_of,
                         progress=lambda line: errors.print(line, highlight=False))
 
 
@@ -124,36 +122,6 @@ def _show_sensitivity(found: list[moves.Point], described: cluster.ClusterSpec, 
     console.print(table)
     write_atomic(path, moves.csv_text(found, described))
     console.print(f"sensitivity: {path}")
-
-
-def _costs_of(costs: str, store: Store, kernel: str, described: cluster.ClusterSpec) -> str:
-    """`auto` resolved: measured where the store holds a one-core run of the kernel, else (md) the thesis's, said."""
-    if costs != "auto":
-        return costs
-    try:
-        simulation.measured_costs(store, kernel, described)
-        return "measured"
-    except simulation.SimulationError:
-        if kernel != "md":
-            raise
-        errors.print(f"costs: the thesis's Merlin core (no measured 1 rank x 1 thread run in {store.directory}; "
-                     "measure the study here first for this node's)", highlight=False)
-        return "thesis"
-
-
-def _models(costs: str, store: Store, kernel: str, described: cluster.ClusterSpec) -> Callable[[dict], Any]:
-    """The compute model of each point's problem: measured here (one per problem), or the thesis's for md."""
-    if costs == "thesis":
-        model = simulation.thesis_costs(described)
-        return lambda params: model
-    cache: dict[tuple, Any] = {}
-
-    def measured(params: dict) -> Any:
-        key = tuple(sorted((k, str(v)) for k, v in params.items() if k not in simulation.PER_RUN))
-        if key not in cache:
-            cache[key] = simulation.measured_costs(store, kernel, described, params)
-        return cache[key]
-    return measured
 
 
 def _validate(as_json: bool, window: int) -> None:

@@ -40,6 +40,10 @@ def with_budget(study: spec.Study, budget: str) -> spec.Study:
 
 
 def _backend(study: spec.Study, results: Path):
+    if study.backend == "simgrid":
+        from hybridperf.simulate.backend import SimGridBackend
+
+        return SimGridBackend(study, results, say=lambda line: errors.print(line, highlight=False))
     if study.backend == "slurm":
         from hybridperf.study.backends.slurm import SlurmBackend
 
@@ -51,7 +55,8 @@ def study(
     spec_file: Annotated[Path, typer.Argument(help="The study spec (YAML), or a ready-made one's name (local, "
                                                    "thesis-md, ...: studies/ in a checkout).")],
     results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")] = None,
-    backend: Annotated[Optional[str], typer.Option(help="local or slurm (default: the spec's `backend`).")] = None,
+    backend: Annotated[Optional[str], typer.Option(help="local, slurm or simgrid (default: the spec's `backend`; "
+                                                        "simgrid needs the spec's simgrid: {cluster: NAME}).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print each race's candidates with their launch lines "
                                                             "(slurm: write the batch scripts) and run nothing.")] = False,
     write_report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report at the end.")] = True,

@@ -57,8 +57,8 @@ def answer_of(section: Section, verdict: Verdict) -> Answer:
         times = [r["loop_time"] for c in candidate.split(" = ") if c in points for r in points[c].runs]
         if not times:
             continue
-        low, high = interval(times, alpha)
         median = statistics.median(times)
+        low, high = (median, median) if verdict.simulated else interval(times, alpha)  # a replay is exact
         point = next(points[c] for c in candidate.split(" = ") if c in points)
         predictions.append(Prediction(_split(verdict, candidate), median, low, high, _parts(point, median),
                                       len(times)))
@@ -88,7 +88,9 @@ class MeasuredPredictor:
 
     def inputs(self) -> tuple[Input, ...]:
         runs = sum(len(p.runs) for p in self.section.points)
-        return (Input("the runs", f"{runs} runs of study {self.study} ({self.section.title()})", "measured", False,
+        simulated = any(v.simulated for v in self.section.verdicts)
+        return (Input("the runs", f"{runs} runs of study {self.study} ({self.section.title()})",
+                      "simulated: SimGrid's replays, exact under their inputs" if simulated else "measured", False,
                       movable=False),)
 
     def answer(self, nodes: int) -> Answer:

@@ -1,32 +1,24 @@
-"""`hybridperf simulate`: a study's points (configurations x core counts x parameters) on a described cluster,
-each planned by the kernel, replayed by SimGrid and stored as a run marked simulated (backend `simgrid`) in the
-study's results store, under the study name `<study>-on-<cluster>`, so that the ordinary report shows it."""
+"""What simulating a study needs (simulate.backend replays it): the study as it would run on a described cluster
+(`on_cluster`: study name `<study>-on-<cluster>`, backend simgrid), the compute costs of its problems — measured
+here (`costs_from` this store's one-core runs) or the thesis's Merlin core — and the kernel's plan of each
+point."""
 
 from __future__ import annotations
 
-import json
-import shlex
-import tempfile
-import time
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Callable
 
 from hybridperf import cluster
-from hybridperf.files import write_atomic
 from hybridperf.launch import kernels
 from hybridperf.models import calibrate, published, thesis
 from hybridperf.models.split import log2_scaled, ThreadEfficiency
-from hybridperf.simulate import md_costs, point, spmv_costs
+from hybridperf.simulate import md_costs, spmv_costs
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import parse, Plan
-from hybridperf.simulate.replay import ReplayFailed, simgrid_version, smpirun
-from hybridperf.store.db import RunRecord, Store
-from hybridperf.study.expand import expand, RunPlan
+from hybridperf.study.expand import RunPlan
 from hybridperf.study.params import to_args
-from hybridperf.study.spec import Study
+from hybridperf.study.spec import PLANNED, Study
 
-KERNELS = ("md", "spmv")  # kernels with a --plan mode
 DENSITY, GHOST_CUT = 0.8442, 2.8  # hybridperf-md's defaults: density, cutoff + skin
 
 
@@ -53,13 +45,16 @@ def scales(spec: cluster.ClusterSpec, cores: tuple[int, ...] | None) -> tuple[in
     return cores
 
 
-def on_cluster(study: Study, spec: cluster.ClusterSpec, cores: tuple[int, ...] | None, steps: int | None) -> Study:
-    """The study as it would run on the cluster: its nodes, the core counts, one repeat (a replay is exact)."""
-    if study.kernel not in KERNELS:
-        raise SimulationError(f"simulate plans {', '.join(KERNELS)} runs; {study.kernel} has no --plan mode yet")
+def on_cluster(study: Study, spec: cluster.ClusterSpec, cores: tuple[int, ...] | None, steps: int | None,
+               name: str, costs: str = "auto") -> Study:
+    """The study as it would run on the cluster (`name`: its description's name or file): backend simgrid, its
+    nodes, the core counts, one replay per point (a replay is exact)."""
+    if study.kernel not in PLANNED:
+        raise SimulationError(f"simulate plans {', '.join(PLANNED)} runs; {study.kernel} has no --plan mode yet")
     params = dict(study.params) | ({"steps": [steps]} if steps else {})
     return replace(study, name=f"{study.name}-on-{spec.key}", params=params, cores=scales(spec, cores), nodes=None,
-                   cores_per_node=spec.cores_per_node, repeats=1, backend="simgrid", oversubscribe=False)
+                   cores_per_node=spec.cores_per_node, repeats=None, decide=None, backend="simgrid",
+                   simgrid={"cluster": name, "costs": costs}, oversubscribe=False)
 
 
 def fork_join_of(spec: cluster.ClusterSpec) -> tuple[Callable[[int], float], str]:
@@ -168,48 +163,10 @@ def profile_options(kernel: str, params: dict) -> dict:
     return out
 
 
-def measured_costs(store: Store, kernel: str, spec: cluster.ClusterSpec, problem: dict | None = None) -> ComputeModel:
-    """costs_from the store's measured runs."""
-    return costs_from([r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
-                       and r["backend"] != "simgrid"], kernel, spec, str(store.directory), problem)
-
-
 def _args(params: dict) -> list[str]:
     """The kernel's arguments for a plan of the run: its problem and, for spmv, its mode (which sizes bricks),
     without where the run writes."""
     return to_args({k: v for k, v in params.items() if k == "mode" or k not in calibrate.HOW_AND_WHERE})
-
-
-@dataclass
-class Outcome:
-    stored: list[RunRecord]
-    plans: list[RunPlan] = field(default_factory=list)  # what was simulated, keyed as the stored runs are
-
-    @property
-    def failed(self) -> list[RunRecord]:
-        return [r for r in self.stored if r.status != "ok"]
-
-
-def run(study: Study, spec: cluster.ClusterSpec, model_of: Callable[[dict], ComputeModel], store: Store, source: str,
-        progress: Callable[[str], None] = lambda line: None) -> Outcome:
-    """Simulates every point of the (on_cluster) study and stores each as it is done; model_of(params) is the
-    compute model of a point's problem."""
-    smpirun()  # SimGridMissing before any work
-    simgrid = simgrid_version()
-    now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    store.save_study(study.name, study.kernel, study.as_dict(), source, now)
-    campaign = store.start_campaign(study.name, study.as_dict(), 0, {"simulated": spec.name}, now).number
-    plans: dict[tuple, Plan] = {}
-    todo = [replace(p, campaign=campaign) for p in expand(study)]
-    outcome = Outcome([], todo)
-    for k, run_plan in enumerate(todo, 1):
-        progress(f"[{k}/{len(todo)}] {run_plan.label()}")
-        record = _simulate_one(run_plan, plan_of(study, spec, run_plan, plans), model_of(run_plan.params), spec,
-                               store, simgrid)
-        store.add_run(record)
-        outcome.stored.append(record)
-    store.end_campaign(study.name, campaign, "decided", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    return outcome
 
 
 def plan_of(study: Study, spec: cluster.ClusterSpec, run_plan: RunPlan, plans: dict[tuple, Plan]) -> Plan:
@@ -222,29 +179,3 @@ def plan_of(study: Study, spec: cluster.ClusterSpec, run_plan: RunPlan, plans: d
     if key not in plans:
         plans[key] = parse(kernels.plan(study.kernel, args, run_plan.ranks, *placed))
     return plans[key]
-
-
-def _simulate_one(run_plan: RunPlan, plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, store: Store,
-                  simgrid: str) -> RunRecord:
-    started = time.time()
-    command = ["smpirun", "-np", str(run_plan.ranks), "-platform", f"{spec.key}.xml", "-replay", "traces.txt"]
-    status, profile, stderr, path = "ok", None, None, None
-    with tempfile.TemporaryDirectory(prefix="hybridperf-replay-") as work:
-        try:
-            result = point.simulate(plan, model, spec, run_plan, Path(work))
-        except ReplayFailed as err:
-            status, stderr = "failed", str(err)
-        else:
-            profile = point.profile(plan, result, model, spec, run_plan, run_plan.params, command, simgrid)
-            path = store.directory / "profiles" / f"{run_plan.key}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, json.dumps(profile, indent=1))
-    return RunRecord(
-        run_key=run_plan.key, study=run_plan.study, kernel=run_plan.kernel, params=run_plan.params,
-        configurations=run_plan.configurations, nodes=run_plan.nodes, ranks=run_plan.ranks,
-        ranks_per_node=run_plan.ranks_per_node, threads=run_plan.threads, mode=run_plan.mode.name,
-        oversubscribed=False, repeat=run_plan.repeat, status=status, exit_code=0 if status == "ok" else 1,
-        loop_time=profile["figures_of_merit"][0]["value"] if profile else None,
-        started=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), elapsed=time.time() - started,
-        backend="simgrid", launch=shlex.join(command), warnings=[], stderr=stderr, profile=profile,
-        profile_path=path, campaign=run_plan.campaign)

@@ -4,8 +4,9 @@ answer is known (analysis.race), the blocks of the open races taken in turn, eve
 A block runs each candidate still in its race once, in an order drawn from the campaign's seed (stored with
 every run as its position), back to back. Before the first block of a race of two or more candidates one
 warm-up run — the block's first candidate — is made and stored but not counted, so that a cold machine does
-not tilt the first comparison. The study's `decide` rule says when a race closes (wins,
-tie) and how much running it may spend (`budget`: the runs' own seconds, launch to exit; then the open
+not tilt the first comparison. A simulated study (backend simgrid) replays each candidate once, without warm-up:
+a replay is exact, and its one block decides (analysis.race.ExactRacer). The study's `decide` rule says when a
+race closes (wins, tie) and how much running it may spend (`budget`: the runs' own seconds, launch to exit; then the open
 races end undecided).
 
 Every invocation of `hybridperf study` is a campaign: a new one each time, so nothing is overwritten,
@@ -26,7 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hybridperf.analysis.race import Race, Racer
+from hybridperf.analysis.race import ExactRacer, Race, Racer
 from hybridperf.analysis.sections import blocks_of, candidate_name, counted_time
 from hybridperf.store.db import Campaign, RunRecord, Store
 from hybridperf.study.expand import RaceDef, races, RunPlan
@@ -89,7 +90,8 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
     campaign, stored = campaign_for(study, store, machine or {})
     rule, defs = study.rule, races(study)
     outcome = StudyOutcome(campaign.number, len(stored))
-    racers = {d.key: Racer([c.candidate for c in d.candidates], rule) for d in defs}
+    exact = study.backend == "simgrid"  # replays: one block decides, and nothing warms up
+    racers = {d.key: (ExactRacer if exact else Racer)([c.candidate for c in d.candidates], rule) for d in defs}
     warmed = set()
     for d in defs:
         mine = [r for r in stored if _belongs(d, r)]
@@ -120,7 +122,7 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
                         break
                     order = _order(campaign.seed, index, racer.blocks, racer.running)
                     plans = d.block(racer.blocks, order, campaign.number)
-                    if d.key not in warmed and len(d.candidates) > 1:  # one candidate: no comparison to tilt
+                    if d.key not in warmed and len(d.candidates) > 1 and not exact:  # one: no comparison to tilt
                         plans.insert(0, d.warmup(order[0], campaign.number))
                         warmed.add(d.key)
                     bar.update(task, description=f"{d.title()}: block {racer.blocks + 1}")

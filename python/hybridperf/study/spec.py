@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import yaml
 
-from hybridperf import resources
+from hybridperf import cluster, resources
 from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
@@ -32,12 +32,15 @@ from hybridperf.study import feasibility, params as options, paths
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
-    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "wait_policy", "app", "decide",
+    "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "simgrid", "wait_policy", "app", "decide",
 }
 DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
-BACKENDS = ("local", "slurm")
+BACKENDS = ("local", "slurm", "simgrid")
+SIMGRID_KEYS = {"cluster", "costs"}
+SIMGRID_COSTS = ("auto", "measured", "thesis")
+PLANNED = ("md", "spmv")  # kernels with a --plan mode, which the simgrid backend replays
 
 
 class SpecError(ValueError):
@@ -60,6 +63,7 @@ class Study:
     results: str = ""
     backend: str = "local"
     slurm: dict[str, Any] = field(default_factory=dict)
+    simgrid: dict[str, Any] = field(default_factory=dict)  # backend simgrid: cluster (a description), costs
     description: str = ""
     wait_policy: str | None = None  # OMP_WAIT_POLICY for every run; None: the launcher's default
     configuration_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per configuration
@@ -68,7 +72,10 @@ class Study:
 
     @property
     def rule(self) -> Rule:
-        """How the study decides: its `decide:` block, a fixed number of blocks (`repeats`), or the defaults."""
+        """How the study decides: its `decide:` block, a fixed number of blocks (`repeats`), or the defaults; a
+        simulated study by one block (a replay is exact: another would give the same times)."""
+        if self.backend == "simgrid":
+            return Rule(min_blocks=1, max_blocks=1, budget=None)
         if self.decide is not None:
             return Rule(**self.decide)
         if self.repeats is not None:
@@ -209,8 +216,11 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
         if key not in SLURM_KEYS:
             raise ctx.error(("slurm", key), f"unknown slurm key '{key}'{options.suggest(str(key), SLURM_KEYS)}")
 
+    simgrid = _validate_simgrid(data, ctx, backend, kernel)
     if "cores_per_node" in data:
         cpn = _positive_int(ctx, ("cores_per_node",), data["cores_per_node"], "cores_per_node")
+    elif backend == "simgrid":
+        cpn = cluster.load(simgrid["cluster"]).cores_per_node
     elif callable(cores_per_node):
         cpn = cores_per_node(backend)
     elif cores_per_node is not None:
@@ -251,10 +261,40 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     return Study(
         name=name, kernel=kernel, params=params, zip=zips, configurations=configurations, cores=cores,
         nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
-        results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm,
+        results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm, simgrid=simgrid,
         description=str(data.get("description", "")), wait_policy=wait_policy,
         configuration_params=configuration_params, app=data.get("app"), decide=decide,
     )
+
+
+def _validate_simgrid(data: dict, ctx: Context, backend: str, kernel: str) -> dict[str, Any]:
+    """backend simgrid's block: the cluster description to replay on (it must load) and where compute costs come
+    from; only with that backend, for a kernel with a plan, and without a stopping rule (one replay decides)."""
+    block = data.get("simgrid")
+    if backend != "simgrid":
+        if block is not None:
+            raise ctx.error(("simgrid",), "a simgrid: block goes with backend: simgrid")
+        return {}
+    if kernel not in PLANNED:
+        raise ctx.error(("kernel",), f"backend simgrid replays the plans of {', '.join(PLANNED)}; {kernel} has no "
+                                     "--plan mode")
+    if not isinstance(block, dict) or "cluster" not in block:
+        raise ctx.error(("simgrid",) if block is not None else ("backend",),
+                        "backend simgrid needs simgrid: {cluster: NAME} (hybridperf cluster list)")
+    for key in block:
+        if key not in SIMGRID_KEYS:
+            raise ctx.error(("simgrid", key), f"unknown simgrid key '{key}'{options.suggest(str(key), SIMGRID_KEYS)}")
+    costs = block.get("costs", "auto")
+    if costs not in SIMGRID_COSTS:
+        raise ctx.error(("simgrid", "costs"), f"costs must be one of {', '.join(SIMGRID_COSTS)}, got {costs!r}")
+    try:
+        cluster.load(str(block["cluster"]))
+    except cluster.ClusterError as err:
+        raise ctx.error(("simgrid", "cluster"), str(err)) from None
+    if "decide" in data or data.get("repeats", 1) != 1:
+        raise ctx.error(("decide",) if "decide" in data else ("repeats",),
+                        "a simulated study replays each point once (a replay is exact): no decide or repeats")
+    return {"cluster": str(block["cluster"]), "costs": costs}
 
 
 def _validate_decide(data: dict, ctx: Context) -> dict[str, Any]:

@@ -22,9 +22,10 @@ build:
 bench: bootstrap
 	$(VENV)/python bench/md_vs_lammps.py
 
-# The performance tables of docs/performance.md and the README's summary, from the run files in bench/runs/.
+# Every number of ours in README.md and docs/*.md: the marked figures and generated tables (bench/figures.py), from the
+# code, the run files in bench/runs/ and the outputs kept there of what is too slow for a test (remade here: minutes).
 figures:
-	$(VENV)/python bench/tables.py --write
+	$(VENV)/python bench/figures.py --refresh --write
 
 clean:
 	rm -rf build

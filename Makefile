@@ -11,7 +11,7 @@ demo: bootstrap
 test:
 	scripts/bootstrap.sh --test
 	ctest --test-dir build --output-on-failure
-	$(VENV)/pytest -q
+	$(VENV)/pytest -q -n auto --dist loadgroup
 
 bootstrap:
 	scripts/bootstrap.sh

@@ -23,6 +23,10 @@ from pathlib import Path
 
 import pytest
 
+# The blocks run in the repository and remove what they leave there: one worker runs them all, one at a time
+# (pytest -n: tests of other files, in their own temporary folders, run beside them).
+pytestmark = pytest.mark.xdist_group("repository")
+
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUNNABLE = {"bash", "sh"}

@@ -118,7 +118,7 @@ configurations:
   - pure-mpi: {{steps: 10, seed: 1}}
   - 2x1: {{steps: {other}, seed: 2}}
 cores: [2]
-decide: {{tie_within: 60%, max_blocks: 12}}
+decide: {{tie_within: 95%, max_blocks: 12}}
 results: {results}
 """
 
@@ -126,7 +126,9 @@ results: {results}
 @pytest.mark.parametrize("other, outcome", [(10, "tie"), (400, "wins")])
 def test_a_race_stops_when_it_is_decided(tmp_path, md_binary, other, outcome):
     """Two candidates of one shape: equal work ties inside a wide band, forty times the steps loses; both well
-    before the blocks run out, and the JSON says so."""
+    before the blocks run out, and the JSON says so. The band is wide (±95%) because these runs last milliseconds,
+    launch included, and share the machine with the other tests (make test runs two at once): the rule's own
+    error rates are tests/test_race.py's, on synthetic times."""
     spec = tmp_path / "race.yaml"
     results = tmp_path / "res"
     spec.write_text(RACE.format(other=other, results=results))

@@ -27,7 +27,7 @@ ALLOWED = {
     "app": {"launch", "shapes", "profile"},
     "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files", "resources", "cluster"},
     "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
-    "predict": {"simulate", "launch", "analysis", "models", "report", "shapes", "profile", "cluster"},
+    "predict": {"simulate", "study", "store", "launch", "analysis", "models", "report", "shapes", "profile", "cluster"},
     "cli": {"predict", "simulate", "study", "app", "launch", "store", "analysis", "models", "report", "shapes", "profile",
             "cluster", "files", "potentials", "resources"},
 }

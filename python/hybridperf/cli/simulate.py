@@ -14,7 +14,8 @@ from hybridperf import cluster
 from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import write_atomic
-from hybridperf.simulate import sensitivity as moves, study as simulation, validate as validation, validate_spmv
+from hybridperf.predict import contests as moves
+from hybridperf.simulate import study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
@@ -112,13 +113,14 @@ def _sensitivity(described: cluster.ClusterSpec, stored: list, backend: SimGridB
 
 
 def _show_sensitivity(found: list[moves.Point], described: cluster.ClusterSpec, path: Path) -> None:
-    table = Table(title=f"What would change the simulated answer on {described.name}: the moves (÷2, ×2) of each "
-                        "input after which the runner-up wins; – none")
+    table = Table(title=f"What would change the simulated answer on {described.name}: does halving (÷2) or doubling "
+                        "(×2) an input make the runner-up win? (≤÷2, ≤×2: yes, at or before it; – neither)")
     for col in ("parameters", "cores", "winner", "runner-up", "margin", *moves.inputs(described)):
         table.add_column(col, overflow="fold")
     for p in found:
-        table.add_row(p.params, str(p.cores), p.winner, p.runner_up, f"{100 * p.margin:.1f}%",
-                      *(p.moves[k] for k in moves.inputs(described)))
+        c = p.contest
+        table.add_row(c.params, str(c.cores), ",".join(c.winner.configurations), ",".join(c.runner_up.configurations),
+                      f"{100 * p.margin:.1f}%", *(p.moves[k].text() for k in moves.inputs(described)))
     console.print(table)
     write_atomic(path, moves.csv_text(found, described))
     console.print(f"sensitivity: {path}")

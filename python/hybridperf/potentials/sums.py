@@ -26,7 +26,7 @@ def cell(lattice: str, lattice_constant: float) -> np.ndarray:
     return CELLS[lattice] * lattice_constant
 
 
-def _neighbours(positions: np.ndarray, box: float, cutoff: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def neighbours(positions: np.ndarray, box: float, cutoff: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, r) of every pair within the cutoff, j over all periodic images of the cell, i itself excluded."""
     reach = int(np.ceil(cutoff / box))
     shifts = np.arange(-reach, reach + 1)
@@ -40,7 +40,7 @@ def _neighbours(positions: np.ndarray, box: float, cutoff: float) -> tuple[np.nd
 
 def densities(model: FinnisSinclair, positions: np.ndarray, types: np.ndarray, box: float) -> np.ndarray:
     """rho_i of every atom of the cell; types index the model's elements."""
-    i, j, r = _neighbours(positions, box, model.cutoff)
+    i, j, r = neighbours(positions, box, model.cutoff)
     rho = np.zeros(len(positions))
     for a in np.unique(types):
         for b in np.unique(types):
@@ -52,7 +52,7 @@ def densities(model: FinnisSinclair, positions: np.ndarray, types: np.ndarray, b
 def energy(model: FinnisSinclair, positions: np.ndarray, types: np.ndarray, box: float) -> float:
     """The cell's potential energy, sum_i F(rho_i) + 1/2 sum_i sum_j phi(r_ij), in the model's units."""
     rho = densities(model, positions, types, box)
-    i, j, r = _neighbours(positions, box, model.cutoff)
+    i, j, r = neighbours(positions, box, model.cutoff)
     total = 0.0
     for a in np.unique(types):
         total += float(np.sum(model.embedding(int(a), rho[types == a])))

@@ -1,5 +1,6 @@
-"""The racing rule's error rates docs/study-spec.md states, measured on seeded synthetic races by tests/test_race.py's
-method (its `races`: each run's time the candidate's true time × e^(noise·ε), raced by analysis.race's Racer).
+"""The racing rule's error rates docs/study-spec.md states, measured on seeded synthetic races by the method
+tests/test_race.py asserts with (analysis.synthetic: each run's time the candidate's true time × e^(noise·ε),
+raced by analysis.race's Racer).
 10,000 races a scenario take about a minute in all, so `bench/figures.py --refresh` (`make figures`) measures them
 into bench/runs/race-error-rates.json and the figures are read from it."""
 
@@ -7,10 +8,10 @@ from __future__ import annotations
 
 import datetime
 import json
-import sys
 from functools import cache
 
 import common
+from hybridperf.analysis import synthetic
 from hybridperf.analysis.race import ranks, Rule
 from hybridperf.files import write_atomic
 
@@ -33,13 +34,10 @@ SCENARIOS = [
 
 
 def refresh() -> None:
-    sys.path.insert(0, str(common.REPO / "tests"))
-    from test_race import races  # the test's method, so the docs state what the tests measure
-
     rows = []
     for label, true, noise, moves, _ in SCENARIOS:
         print(f"races: {label}", flush=True)
-        ends, blocks = races(true, noise, n=RACES, seed=SEED, **moves)
+        ends, blocks = synthetic.races(true, noise, n=RACES, seed=SEED, **moves)
         rows.append({"scenario": label, "ends": ends, "mean_blocks": blocks})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "races": RACES, "seed": SEED, "rows": rows}

@@ -6,33 +6,14 @@ import math
 import numpy as np
 import pytest
 
+from hybridperf.analysis import synthetic
 from hybridperf.analysis.race import blocks_for, exact_race, expected_halfwidth, interval, race, Racer, ranks, Rule
 
 RULE = Rule(confidence=0.90, tie_within=0.02, min_blocks=3, max_blocks=30, budget=None)
 
 
-def races(true: list[float], noise: float, rule: Rule = RULE, n: int = 2000, seed: int = 1,
-          heavy: bool = False, drift: float = 0.0, slow: float = 0.0) -> tuple[dict[str, float], float]:
-    """Share of races ending each way ('wins c0', 'tie', 'undecided', ...) and the mean blocks used. Each run's
-    time is true × exp(noise ε) (ε Gaussian, or Student t with 3 degrees of freedom scaled to the same sd), times
-    a factor shared by the block (drift), and 1.3 times slower with probability `slow` (another job's burst)."""
-    rng = np.random.default_rng(seed)
-    names = [f"c{i}" for i in range(len(true))]
-    logs = dict(zip(names, np.log(true)))
-    ends: dict[str, int] = {}
-    blocks = 0
-    for _ in range(n):
-        racer = Racer(names, rule)
-        while alive := racer.running:
-            shared = rng.normal(0, drift)
-            eps = rng.standard_t(3, len(alive)) / math.sqrt(3) if heavy else rng.normal(0, 1, len(alive))
-            bursts = np.log(1.3) * (rng.random(len(alive)) < slow)
-            racer.add({c: math.exp(logs[c] + shared + noise * e + b) for c, e, b in zip(alive, eps, bursts)})
-        state = racer.state()
-        key = f"wins {state.leader}" if state.outcome == "wins" else state.outcome
-        ends[key] = ends.get(key, 0) + 1
-        blocks += state.blocks
-    return {k: v / n for k, v in ends.items()}, blocks / n
+def races(true: list[float], noise: float, rule: Rule = RULE, **kwargs) -> tuple[dict[str, float], float]:
+    return synthetic.races(true, noise, rule, **kwargs)
 
 
 def wins(ends: dict[str, float]) -> float:

@@ -14,13 +14,10 @@ import statistics
 import subprocess
 import tarfile
 import tempfile
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from unittest import mock
 
 import common
-from hybridperf.launch import machine
 from hybridperf.predict.answer import Recommendation
 from hybridperf.predict.question import modelled, Question, recommendation
 
@@ -169,15 +166,12 @@ def check_serial_range() -> str:
 @cache
 def calibrated() -> Recommendation:
     """`hybridperf recommend --calibration DIR` on the 16-core node's calibration, priced for that node's 16 cores
-    (here this machine has fewer: the recommendation reads its core count from the machine it runs on)."""
+    (the calibration's widest run's)."""
     from hybridperf.cli.recommend import _calibration
 
     cal = _calibration(unpacked("compare-calibration-16core.tgz") / "cal")
-    cores = max(p["run"]["ranks"] * p["run"]["threads_per_rank"] for p in cal.profiles)
-    sixteen = replace(machine.local_machine(), cores=cores)
-    with mock.patch.object(machine, "local_machine", lambda: sixteen):
-        q = Question(cluster="this", size=None)
-        return recommendation(q, modelled(q, cal), cal)
+    q = Question(cluster="this", size=None)
+    return recommendation(q, modelled(q, cal), cal)
 
 
 def predicted() -> dict[str, float]:

@@ -104,3 +104,14 @@ def test_a_study_without_a_race_or_with_several_problems_is_refused():
         measured_study("s", two, None)
     with pytest.raises(Unanswerable, match="no problem of size 20"):
         measured_study("s", two, 20)
+
+
+def test_a_calibration_made_elsewhere_prices_its_own_node():
+    """--cluster this prices the node the calibration measured (its widest run), not the machine reading it."""
+    from hybridperf.predict.question import Calibration
+
+    def run(rpn, threads):
+        return {"run": {"ranks_per_node": rpn, "threads_per_rank": threads}}
+
+    assert Calibration([run(1, 1), run(1, 16), run(16, 1), run(2, 1)], [], []).node_cores() == 16
+    assert Calibration([], [], []).node_cores() is None

@@ -52,6 +52,11 @@ class Calibration:
         found = [p for p in self.profiles if p["kernel"] == kernel and usable(p)]
         return found[-1] if found else None
 
+    def node_cores(self) -> int | None:
+        """The cores of the node the calibration measured: its widest run's ranks x threads (docs/models.md asks for
+        its microbenchmarks at every core); None without profiles."""
+        return max((p["run"]["ranks_per_node"] * p["run"]["threads_per_rank"] for p in self.profiles), default=None)
+
     def serial(self, kernel: str) -> dict | None:
         """The latest run of the kernel at 1 rank x 1 thread."""
         return self.latest(kernel, lambda p: p["run"]["ranks"] == p["run"]["threads_per_rank"] == 1)
@@ -123,7 +128,8 @@ def modelled(q: Question, cal: Calibration) -> Posed:
         from hybridperf.launch.machine import local_machine  # this machine's cores: read only when asked
 
         micro = cal.microbenchmarks()
-        c = calibrate.this_machine(micro, local_machine().cores, q.kernel in calibrate.BANDWIDTH_BOUND)
+        cores = cal.node_cores() or local_machine().cores  # a calibration made elsewhere prices its own node
+        c = calibrate.this_machine(micro, cores, q.kernel in calibrate.BANDWIDTH_BOUND)
         counts, warnings = [1], micro.warnings
     elif q.cluster in presets.PRESETS:
         c = presets.PRESETS[q.cluster]

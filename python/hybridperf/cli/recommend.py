@@ -27,9 +27,9 @@ def progress(line: str) -> None:
 
 def recommend_command(
     ctx: typer.Context,
-    by: Annotated[str, typer.Option(help=f"How to answer: {', '.join(METHODS)} — the closed-form split model, "
-                                         "SimGrid's replay of the kernel's plan, or a stored study's race "
-                                         "(--calibration names its results directory).")] = "model",
+    by: Annotated[str, typer.Option(help="How to answer: model (the closed-form split model), simulation "
+                                         "(SimGrid's replay of the kernel's plan) or measured (a stored study's "
+                                         "race; --results names its results directory).")] = "model",
     cluster: Annotated[str, typer.Option(help="A cluster description's name or file (hybridperf cluster list), or "
                                               "this (this machine, calibrated with --calibration).")] = "this",
     kernel: Annotated[str, typer.Option(help="md or spmv: the problem's shape; app: your own program, from its "

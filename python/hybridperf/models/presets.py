@@ -3,7 +3,7 @@ the thesis's machines and Chow & Hysom's IBM SP — and the user's), each figure
 `PRESETS` is read on first use, not at import: importing the models reads no file.
 
 A figure a description marks assumed is marked so in the Cluster too (`Cluster.assumed`), and
-`hybridperf model recommend` prints how far every input would have to move to change the answer. For the MD
+`hybridperf recommend` prints how far every input would have to move to change the answer. For the MD
 problem the thesis also publishes what a Merlin core computes per atom-step (Table 4.8) and how much its
 force loop loses to threads (Tables 4.6/4.7): `md_problem_on` uses both. On any other cluster those are
 borrowed from another machine, as are a calibration's own runs on any preset: `borrowed` marks them assumed."""

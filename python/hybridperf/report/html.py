@@ -79,7 +79,7 @@ def headline(sections: list[Section]) -> str:
     simulated = any(v.simulated for s in sections for v in s.verdicts)
     rule = sections[0].rule if sections else None
     reading = ("A simulated lead is exact: each point is one replay, so it has no interval; what can move it is "
-               "the cluster description's assumed figures (hybridperf model recommend --simulate shows which would)."
+               "the cluster description's assumed figures (hybridperf recommend --by simulation shows which would)."
                if simulated else "Each scale is a race (docs/report.md): blocks run every candidate still in it once, "
                "in random order, after one uncounted warm-up run; candidates are compared by the paired ratio of "
                f"their times, with confidence sequences that hold at {100 * rule.confidence:g}% over every look and "

@@ -13,6 +13,8 @@ from functools import cache
 
 import common
 from hybridperf.files import write_atomic
+from hybridperf.simulate import rules
+from hybridperf.simulate.outcome import text
 
 STORED = common.REPO / "bench" / "runs" / "simulated-figures.json"
 HYBRIDPERF = [str(common.REPO / ".venv" / "bin" / "hybridperf")]
@@ -51,14 +53,16 @@ def output(name: str):
 
 
 # ---------------------------------------------------------------- simulate validate
+# one object per outcome, as resources/data/validate-outcomes.yaml declares it (name, published, rule, tolerance,
+# held_out, inputs) with what the simulation gave (simulated, detail, closed_form) and the rule's verdict
 
 
-def outcomes(prefix: str = "") -> list[dict]:
-    return [o for o in output("validate") if o["claim"].startswith(prefix)]
+def outcomes() -> list[dict]:
+    return output("validate")
 
 
-def outcome(prefix: str) -> dict:
-    [found] = outcomes(prefix)
+def outcome(name: str) -> dict:
+    [found] = [o for o in outcomes() if o["name"] == name]
     return found
 
 
@@ -66,48 +70,40 @@ def reproduced(found: list[dict]) -> str:
     return f"{sum(o['reproduced'] for o in found)} of {len(found)}"
 
 
+def held_out(found: list[dict]) -> str:
+    """How many of the reproduced outcomes are held out."""
+    return str(sum(o["reproduced"] and o["held_out"] for o in found))
+
+
 def is_spmv(o: dict) -> bool:
-    return o["claim"].startswith("SPMV")
+    return o["name"].startswith("spmv")
 
 
-def numbers(text: str) -> list[float]:
-    """The values of a listing such as '8: 0.86, 27: 0.76' or 'hybrid 0.037 s, mpi 0.032 s' (counts before a
-    colon left out)."""
-    return [float(x) for x in re.findall(r"(?<![\w.])(\d+\.\d+)(?![\d:])", text)]
-
-
-def span(values: list[float], digits: int = 2) -> str:
+def span(values, digits: int = 2) -> str:
+    values = list(values)
     low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
     return low if low == high else f"{low}–{high}"
 
 
+def within(name: str) -> str:
+    """'2 of 5': the counts of a ratio_within outcome whose simulated value is within its tolerance."""
+    o = outcome(name)
+    inside = [rules.judge(o["rule"], p, o["simulated"][k], o["tolerance"]) for k, p in o["published"].items()]
+    return f"{sum(inside)} of {len(inside)}"
+
+
 def validate_table() -> str:
-    lines = ["| claim | source | published | simulated | reproduced | closed-form model |", "|---|---|---|---|---|---|"]
-    lines += [f"| {o['claim']} | {o['source']} | {o['published']} | {o['simulated']} | "
-              f"{'yes' if o['reproduced'] else 'no'} | {o['closed_form'] or '-'} |" for o in output("validate")]
+    lines = ["| claim | source | published | simulated | rule | held out | reproduced | closed-form model |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {o['claim']} | {o['source']} | {text(o['published'])} | {text(o['simulated'])} | "
+              f"{rules.describe(o['rule'], o['tolerance'])} | {'yes' if o['held_out'] else 'no'} | "
+              f"{'yes' if o['reproduced'] else 'no'} | {o['closed_form'] or '-'} |" for o in outcomes()]
     return "\n".join(lines) + "\n"
 
 
-def sum_ratios() -> str:
-    """The pure / hybrid-1 collective time on Merlin above 256 cores, as a range of whole numbers."""
-    values = numbers(outcome("Merlin: sum")["simulated"])
-    return f"{min(values):.0f}–{max(values):.0f}"
-
-
-def e_mp_above(size: str) -> str:
-    listing = outcome("SPMV at 32000 and 256000")["simulated"]
-    part = next(p for p in listing.split("; ") if p.startswith(f"{size}: "))
-    return span(numbers(part.split(": ", 1)[1]))
-
-
-def total(prefix: str, side: str) -> float:
-    """A side's simulated total (s) in a 'faster 0.037 s, slower 0.032 s' listing."""
-    return float(re.search(rf"{side} ([0-9.]+) s", outcome(prefix)["simulated"])[1])
-
-
-def closed_form(prefix: str, side: str) -> str:
-    text = outcome(prefix)["closed_form"]  # 'hybrid (0.138 s against 0.281)'
-    winner, first, second = re.fullmatch(r"(\w+) \(([0-9.]+) s against ([0-9.]+)\)", text).groups()
+def closed_form(name: str, side: str) -> str:
+    text_ = outcome(name)["closed_form"]  # 'hybrid (0.138 s against 0.281)'
+    winner, first, second = re.fullmatch(r"(\w+) \(([0-9.]+) s against ([0-9.]+)\)", text_).groups()
     return first if side == winner else second
 
 
@@ -140,20 +136,26 @@ def merlin_small_moved() -> str:
 
 FIGURES = {
     "simulated.validate_reproduced": lambda: reproduced(outcomes()),
+    "simulated.validate_held_out": lambda: held_out(outcomes()),
     "simulated.validate_md_reproduced": lambda: reproduced([o for o in outcomes() if not is_spmv(o)]),
     "simulated.validate_spmv_reproduced": lambda: reproduced([o for o in outcomes() if is_spmv(o)]),
-    "simulated.movout_infinipath": lambda: f"{numbers(outcome('movout')['simulated'])[0]:.2f}",
-    "simulated.movout_gige": lambda: f"{numbers(outcome('movout')['simulated'])[1]:.2f}",
-    "simulated.sum_ratio": sum_ratios,
-    "simulated.spmv_256000_mpi": lambda: f"{total('SPMV at 256000 rows', 'mpi'):.2f}",
-    "simulated.spmv_256000_hybrid": lambda: f"{total('SPMV at 256000 rows', 'hybrid'):.2f}",
-    "simulated.spmv_500_e_mp": lambda: span(numbers(outcome("SPMV at 500 rows per node: e_mp")["simulated"])),
-    "simulated.spmv_32000_e_mp": lambda: e_mp_above("32000"),
-    "simulated.spmv_256000_e_mp": lambda: e_mp_above("256000"),
-    "simulated.spmv_500_hybrid": lambda: f"{total('SPMV at 500 rows per node on', 'hybrid'):.3f}",
-    "simulated.spmv_500_mpi": lambda: f"{total('SPMV at 500 rows per node on', 'mpi'):.3f}",
-    "simulated.closed_form_500_hybrid": lambda: closed_form("SPMV at 500 rows per node on", "hybrid"),
-    "simulated.closed_form_500_mpi": lambda: closed_form("SPMV at 500 rows per node on", "mpi"),
+    "simulated.movout_infinipath": lambda: f"{outcome('movout_ratio')['simulated']['cseem64t-infinipath']:.2f}",
+    "simulated.movout_gige": lambda: f"{outcome('movout_ratio')['simulated']['cseem64t-gige']:.2f}",
+    "simulated.sum_ratio": lambda: span(outcome("merlin_sum_ratio")["simulated"].values(), 0),
+    "simulated.spmv_256000_mpi": lambda: f"{outcome('spmv_256000_total')['detail']['mpi']:.2f}",
+    "simulated.spmv_256000_hybrid": lambda: f"{outcome('spmv_256000_total')['detail']['hybrid']:.2f}",
+    "simulated.spmv_256000_ratio": lambda: f"{outcome('spmv_256000_total')['simulated']:.2f}",
+    "simulated.spmv_500_e_mp": lambda: span(outcome("spmv_500_e_mp")["simulated"].values()),
+    "simulated.spmv_500_e_mp_within": lambda: within("spmv_500_e_mp"),
+    "simulated.spmv_32000_e_mp": lambda: span(outcome("spmv_32000_e_mp")["simulated"].values()),
+    "simulated.spmv_32000_e_mp_within": lambda: within("spmv_32000_e_mp"),
+    "simulated.spmv_256000_e_mp": lambda: span(outcome("spmv_256000_e_mp")["simulated"].values()),
+    "simulated.spmv_256000_e_mp_within": lambda: within("spmv_256000_e_mp"),
+    "simulated.spmv_500_hybrid": lambda: f"{outcome('spmv_500_total')['detail']['hybrid']:.3f}",
+    "simulated.spmv_500_mpi": lambda: f"{outcome('spmv_500_total')['detail']['mpi']:.3f}",
+    "simulated.spmv_500_ratio": lambda: f"{outcome('spmv_500_total')['simulated']:.2f}",
+    "simulated.closed_form_500_hybrid": lambda: closed_form("spmv_500_total", "hybrid"),
+    "simulated.closed_form_500_mpi": lambda: closed_form("spmv_500_total", "mpi"),
     "simulated.merlin_small_leads": merlin_small_leads,
     "simulated.merlin_small_moved": merlin_small_moved,
     "simulated.stella_16_lead": lambda: f"{100 * (stella_16()['1r×8t'] / stella_16()['8r×1t'] - 1):.0f}",

@@ -12,12 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from rich.console import Console
 
 from hybridperf import cluster, profile
 from hybridperf.launch import kernels
+from hybridperf.models import published
 from hybridperf.models.split import Split, ThreadEfficiency
-from hybridperf.simulate import point, spmv_costs, study as simulation, traces
+from hybridperf.simulate import outcome, point, rules, spmv_costs, study as simulation, traces
+from hybridperf.simulate import validate as validation, validate_spmv
 from hybridperf.simulate.compute import compute_seconds, Threads
 from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.plan import parse, traffic
@@ -327,6 +330,98 @@ def test_a_simulated_spec_names_its_cluster_and_takes_no_stopping_rule(tmp_path)
             specs.parse(text.replace("RESULTS", str(tmp_path)), cores_per_node=2)
 
 
+@pytest.mark.parametrize("rule, published, simulated, tolerance, params, expected", [
+    ("ratio_within", 0.4, 0.45, 0.25, {}, True),
+    ("ratio_within", 0.4, 0.5, 0.25, {}, True),  # at the tolerance
+    ("ratio_within", 0.4, 0.51, 0.25, {}, False),
+    ("ratio_within", 1.9, 1.03, 0.25, {}, False),  # the right direction, the wrong size
+    ("ratio_within", 1.1, 0.95, 0.25, {}, False),  # within 25% but the other side of 1: the other winner
+    ("ratio_within", {8: 0.4, 27: 1.5}, {8: 0.42, 27: 1.3}, 0.25, {}, True),
+    ("ratio_within", {8: 0.4, 27: 1.5}, {8: 0.42, 27: 1.1}, 0.25, {}, False),  # one count out is out
+    ("winner_at_every_count", {16: "pure-mpi", 32: "pure-mpi"}, {16: "pure-mpi", 32: "pure-mpi"}, 0, {}, True),
+    ("winner_at_every_count", {16: "pure-mpi", 32: "pure-mpi"}, {16: "pure-mpi", 32: "hybrid-1"}, 0, {}, False),
+    ("winner_at_every_count", {16: "pure-mpi", 32: "pure-mpi"}, {16: "pure-mpi", 32: "hybrid-1"}, 1, {}, True),
+    ("crossover_within_steps", 48, 64, 1, {"counts": [16, 32, 64, 96]}, True),  # the first count above 48
+    ("crossover_within_steps", 48, 96, 1, {"counts": [16, 32, 64, 96]}, True),  # one step away: the edge
+    ("crossover_within_steps", 48, 16, 1, {"counts": [16, 32, 64, 96]}, False),
+    ("crossover_within_steps", 48, None, 1, {"counts": [16, 32, 64, 96]}, False),  # hybrids never win
+    ("above", 2, {384: 2.5, 512: 13.2}, 0, {}, True),
+    ("above", 2, {384: 2.0, 512: 13.2}, 0, {}, False),  # at the threshold is not above it
+    ("below", 1, {8: 0.8, 27: 0.99}, 0, {}, True),
+    ("below", 1, {8: 0.8, 27: 1.0}, 0, {}, False),
+])
+def test_each_rule_judges_synthetic_figures(rule, published, simulated, tolerance, params, expected):
+    assert rules.judge(rule, published, simulated, tolerance, params) is expected
+
+
+def test_every_declared_outcome_has_its_figure_rule_and_inputs():
+    """validate-outcomes.yaml is complete: every field, a known rule and measure, a published figure of numbers
+    (or winners), and held_out only where no input comes from the outcome's own experiment."""
+    tables = re.compile(r"(?:Table|Fig\.) \d+(?:\.\d+)?")
+    raw = yaml.safe_load(outcome.DECLARED.read_text())
+    assert len({entry["name"] for entry in raw}) == len(raw) >= 10
+    for entry in raw:
+        assert set(entry) == set(outcome.FIELDS), entry["name"]
+        assert entry["claim"] and entry["source"] and entry["published"] is not None
+        assert entry["rule"] in rules.RULES
+        assert entry["measure"] in {**validation.MEASURES, **validate_spmv.MEASURES}
+        assert isinstance(entry["tolerance"], (int, float)) and entry["tolerance"] >= 0
+        figures = entry["published"].values() if isinstance(entry["published"], dict) else [entry["published"]]
+        kind = str if entry["rule"] == "winner_at_every_count" else (int, float)
+        assert all(isinstance(v, kind) for v in figures), entry["name"]
+        assert entry["inputs"] and all(set(i) == set(outcome.INPUT_FIELDS) for i in entry["inputs"])
+        assert entry["held_out"] is not any(i["same_experiment"] for i in entry["inputs"]), entry["name"]
+        for i in entry["inputs"]:
+            if set(tables.findall(i["from"])) & set(tables.findall(entry["source"])):
+                assert i["same_experiment"] and not entry["held_out"], (entry["name"], i["from"])
+        if entry["rule"] == "crossover_within_steps":
+            assert entry["params"]["counts"] == sorted(entry["params"]["counts"])
+
+
+def test_declared_spmv_figures_are_table_9s():
+    table9 = {(int(r["size"]), int(r["nodes"])): {k: float(v) for k, v in r.items()}
+              for r in published.rows(published.DATA / "chow-hysom-table9-scaling.csv")}
+    for d in outcome.declared():
+        if d.measure == "spmv_e_mp":
+            for nodes, value in d.published.items():
+                row = table9[d.params["size"], nodes]
+                assert value == round(row["comm_hybrid"] / row["comm_mpi"], 2), (d.name, nodes)
+        elif d.measure == "spmv_total_ratio":
+            row = table9[d.params["size"], d.params["nodes"]]
+            assert d.published == round(row[f"total_{d.params['numerator']}"] / row[f"total_{d.params['denominator']}"], 3)
+
+
+class _FakeMd(validation.Simulator):
+    """Pure MPI fast below 48 cores, the hybrids above; no replay."""
+
+    def __call__(self, name: str, cores: int, configuration: str) -> point.Simulated:
+        hybrid = configuration != "pure-mpi"
+        seconds = 10.0 + (-1 if hybrid else 1) * (cores - 48) / 100
+        return point.Simulated(seconds, 9.0, 0.5 if hybrid else 1.0, 0.1 if hybrid else 0.3, {})
+
+
+class _FakeSpmv(validate_spmv.SpmvSimulator):
+    def __call__(self, size: int, nodes: int, mode: str) -> tuple[float, float]:
+        return (2.0, 1.0) if mode == "mpi" else (1.0, 0.5)
+
+
+def test_validate_judges_every_declared_outcome_by_its_rule():
+    """The whole of `simulate validate` but the replays: each declared outcome measured, judged and emitted with
+    the fields the docs read."""
+    found = validation.outcomes(md=_FakeMd(1, lambda line: None), spmv=_FakeSpmv(1, lambda line: None))
+    assert [o.name for o in found] == [d.name for d in outcome.declared()]
+    by_name = {o.name: o for o in found}
+    assert by_name["cseem64t_gige_crossover"].simulated == 64 and by_name["cseem64t_gige_crossover"].reproduced
+    assert by_name["merlin_pure_fastest"].simulated[64] == "hybrid-1" and not by_name["merlin_pure_fastest"].reproduced
+    assert by_name["merlin_sum_ratio"].simulated == {384: 3.0, 512: 3.0} and by_name["merlin_sum_ratio"].reproduced
+    assert by_name["spmv_500_total"].simulated == 2.0 and by_name["spmv_500_total"].reproduced
+    assert not by_name["spmv_256000_total"].reproduced  # published hybrid / MPI 1.136, here 0.5
+    emitted = json.loads(json.dumps(validation.as_json(found)))
+    for o in emitted:
+        assert {"name", "claim", "source", "published", "simulated", "rule", "tolerance", "held_out", "reproduced",
+                "inputs", "closed_form"} <= set(o)
+
+
 @needs_smpi
 def test_validate_reports_every_outcome_as_stored_for_the_docs():
     """The docs' table and counts are generated from the output `make figures` keeps (tests/test_figures.py checks
@@ -334,9 +429,10 @@ def test_validate_reports_every_outcome_as_stored_for_the_docs():
     out = subprocess.run([*HYBRIDPERF, "simulate", "validate", "--json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     found = json.loads(out.stdout)
-    assert len(found) >= 5
-    for o in found:
-        assert o["source"] and o["published"] and o["simulated"] and isinstance(o["reproduced"], bool)
+    assert [o["name"] for o in found] == [d.name for d in outcome.declared()]
+    for o in found:  # simulated is None where a crossover never happens
+        assert o["source"] and o["published"] is not None and "simulated" in o and o["inputs"]
+        assert isinstance(o["reproduced"], bool) and isinstance(o["held_out"], bool) and o["rule"] in rules.RULES
     kept = json.loads((REPO / "bench" / "runs" / "simulated-figures.json").read_text())["commands"]["validate"]
     assert kept["command"] == "hybridperf simulate validate --json"
     assert found == kept["output"], "simulate validate prints other outcomes than the docs were made from: make figures"

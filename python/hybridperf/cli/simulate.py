@@ -15,8 +15,9 @@ from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import write_atomic
 from hybridperf.predict import contests as moves
-from hybridperf.simulate import study as simulation, validate as validation, validate_spmv
+from hybridperf.simulate import rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
+from hybridperf.simulate.outcome import text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
@@ -133,11 +134,14 @@ def _validate(as_json: bool, window: int) -> None:
         return
     table = Table(title=f"The seeds at their scale, simulated (MD: {validation.SIZE}^3 fcc cells, {window} of "
                         f"{validation.STEPS} steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls)")
-    for col in ("claim", "published", "simulated", "reproduced", "closed-form model"):
+    for col in ("claim", "published", "simulated", "rule", "held out", "reproduced", "closed-form model"):
         table.add_column(col)
     for o in found:
-        table.add_row(f"{o.claim}\n[dim]{o.source}; rule: {o.rule}[/dim]", o.published, o.simulated,
+        table.add_row(f"{o.claim}\n[dim]{o.source}[/dim]", figure_text(o.published), figure_text(o.simulated),
+                      rules.describe(o.rule, o.tolerance), "yes" if o.held_out else "no",
                       "yes" if o.reproduced else "[red]no[/red]", o.closed_form or "-")
     console.print(table)
-    console.print(f"{sum(o.reproduced for o in found)} of {len(found)} outcomes reproduced; docs/simulation.md "
-                  "explains those that are not")
+    reproduced = [o for o in found if o.reproduced]
+    console.print(f"{len(reproduced)} of {len(found)} outcomes reproduced, {sum(o.held_out for o in reproduced)} of "
+                  f"them held out ({sum(o.held_out for o in found)} of {len(found)} held out); rules and published "
+                  "figures in resources/data/validate-outcomes.yaml, docs/simulation.md explains the misses")

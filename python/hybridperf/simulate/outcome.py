@@ -1,16 +1,84 @@
-"""One published outcome of a seed beside its simulated counterpart (`hybridperf simulate validate`)."""
+"""One published outcome of a seed beside its simulated counterpart (`hybridperf simulate validate`): what is
+declared before running (resources/data/validate-outcomes.yaml: the figure, its source, the rule, the
+tolerance, the inputs, whether it is held out) and what the simulation gave. `reproduced` is the declared rule
+applied to the simulated figure (hybridperf.simulate.rules), never set by hand."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import yaml
+
+from hybridperf.models.published import DATA
+from hybridperf.simulate import rules
+
+DECLARED = DATA / "validate-outcomes.yaml"  # the shipped data/ (hybridperf.resources), as every published table
+FIELDS = ("name", "claim", "source", "published", "rule", "tolerance", "measure", "params", "inputs", "held_out")
+INPUT_FIELDS = ("input", "from", "same_experiment")
+
+
+@dataclass(frozen=True)
+class Declared:
+    name: str
+    claim: str
+    source: str
+    published: Any
+    rule: str
+    tolerance: float
+    measure: str
+    params: dict[str, Any]
+    inputs: list[dict[str, Any]]
+    held_out: bool
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a measure gives: the figure the rule judges, and beside it what a reader wants to see."""
+    simulated: Any
+    detail: Any = None  # e.g. the two totals behind a ratio, the winner per count behind a crossover
+    closed_form: str = ""  # the split model's answer on the same points, where it gives one
 
 
 @dataclass(frozen=True)
 class Outcome:
+    name: str
     claim: str
     source: str
-    rule: str  # how `reproduced` is decided from the simulated values
-    published: str
-    simulated: str
+    published: Any
+    simulated: Any
+    rule: str
+    tolerance: float
+    held_out: bool
     reproduced: bool
-    closed_form: str = ""  # the split model's answer on the same points, where it gives one
+    inputs: list[dict[str, Any]]
+    params: dict[str, Any] = field(default_factory=dict)
+    detail: Any = None
+    closed_form: str = ""
+
+
+def rounded(x: float) -> float:
+    """4 significant digits: what is reported and judged, so that a reader of the JSON can apply the rule."""
+    return float(f"{x:.4g}")
+
+
+def text(figure: Any) -> str:
+    """A figure as the table shows it: '0.427', '64: pure-mpi, 128: pure-mpi', 'none'."""
+    if isinstance(figure, dict):
+        return ", ".join(f"{k}: {text(v)}" for k, v in figure.items())
+    if figure is None:
+        return "none"
+    return f"{figure:g}" if isinstance(figure, float) else str(figure)
+
+
+@cache
+def declared() -> tuple[Declared, ...]:
+    """Every outcome of the data file, in its order."""
+    return tuple(Declared(**{k: entry.get(k) for k in FIELDS}) for entry in yaml.safe_load(DECLARED.read_text()))
+
+
+def judged(d: Declared, m: Measured) -> Outcome:
+    return Outcome(d.name, d.claim, d.source, d.published, m.simulated, d.rule, d.tolerance, d.held_out,
+                   rules.judge(d.rule, d.published, m.simulated, d.tolerance, d.params), d.inputs, d.params,
+                   m.detail, m.closed_form)

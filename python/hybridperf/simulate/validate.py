@@ -5,8 +5,9 @@ The problem is the thesis's small simulation (16,384,000 atoms, fcc 160^3, shift
 step), its 500 steps simulated as a window of `steps` steps (one neighbour-list period by default) scaled to 500:
 every step of a period is alike, so the scaled time and all its ratios are the whole run's. Compute costs are
 the thesis's own (Table 4.8, Merlin pure MPI at 128 cores; threading losses of Tables 4.6/4.7) — the simulator
-decides only what the network and the placement of ranks add. Each outcome is judged by the rule its row states;
-`reproduced` is that rule applied to the simulated values, never set by hand."""
+decides only what the network and the placement of ranks add. The outcomes, their published figures and the rules that judge them
+are declared in resources/data/validate-outcomes.yaml (hybridperf.simulate.outcome); here are the measures
+they name, each the simulated figure its rule compares."""
 
 from __future__ import annotations
 
@@ -21,13 +22,12 @@ from hybridperf.models import presets
 from hybridperf.models.split import predict, Split
 from hybridperf.shapes import shape
 from hybridperf.simulate import point, validate_spmv
-from hybridperf.simulate.outcome import Outcome
+from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Outcome, rounded
 from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.study import thesis_costs
 
 SIZE, STEPS = presets.THESIS_SMALL_SIZE, presets.THESIS_STEPS
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
-SOURCE_RUNS = "thesis §4.3.2 (seed-spec §A.12, §H.3.25)"
 
 
 class Simulator:
@@ -81,57 +81,53 @@ def _listing(winners: dict[int, str]) -> str:
     return ", ".join(f"{c}: {w}" for c, w in winners.items())
 
 
-def pure_everywhere(sim: Simulator, name: str, counts: tuple[int, ...]) -> Outcome:
-    spec = cluster.load(name)
-    winners = sim.winners(name, counts)
-    closed = closed_form_winners(name, counts)
-    return Outcome(f"{spec.name}: pure MPI fastest at every core count", SOURCE_RUNS,
-                   "pure-mpi has the lowest simulated time at every count",
-                   "pure MPI fastest at every core count and problem size", _listing(winners),
-                   all(w == "pure-mpi" for w in winners.values()), _listing(closed))
+def winners(sim: Simulator, d: Declared) -> Measured:
+    """The fastest configuration at each published core count."""
+    counts = tuple(d.published)
+    return Measured(sim.winners(d.params["cluster"], counts), None,
+                    _listing(closed_form_winners(d.params["cluster"], counts)))
 
 
-def gige_crossover(sim: Simulator, below: tuple[int, ...], above: tuple[int, ...]) -> Outcome:
-    name = "cseem64t-gige"
-    winners = sim.winners(name, below + above)
-    hybrids_faster = {c: all(sim(name, c, k).seconds < sim(name, c, "pure-mpi").seconds for k in CONFIGURATIONS[1:])
-                      for c in above}
-    reproduced = all(winners[c] == "pure-mpi" for c in below) and all(hybrids_faster.values())
-    return Outcome("CSEEM64T over GigE: pure MPI fastest below ~48 cores, both hybrids faster above", SOURCE_RUNS,
-                   f"pure-mpi fastest at {below}; both hybrids faster than pure-mpi at {above}",
-                   "pure MPI best below 48 cores; above 48 both hybrids beat it (small and large cases)",
-                   _listing(winners), reproduced, _listing(closed_form_winners(name, below + above)))
+def crossover(sim: Simulator, d: Declared) -> Measured:
+    """The first count of the sweep from which both hybrids are faster than pure MPI at every count (None if
+    none), beside the fastest configuration at each count."""
+    name, counts = d.params["cluster"], tuple(d.params["counts"])
+    hybrids = [all(sim(name, c, k).seconds < sim(name, c, "pure-mpi").seconds for k in CONFIGURATIONS[1:])
+               for c in counts]
+    first = next((i for i in range(len(counts)) if all(hybrids[i:])), None)
+    return Measured(None if first is None else counts[first], sim.winners(name, counts),
+                    _listing(closed_form_winners(name, counts)))
 
 
-def movout_directions(sim: Simulator, cores: int = 96) -> Outcome:
-    ratios = {n: sim(n, cores, "pure-mpi").p2p / sim(n, cores, "hybrid-1").p2p
-              for n in ("cseem64t-infinipath", "cseem64t-gige")}
-    return Outcome(f"movout at {cores} cores: pure MPI ~2x faster than hybrid-1 on Infinipath, ~2x slower on GigE",
-                   "thesis Table 4.9 (seed-spec §A.12, §H.3.25; large simulation)",
-                   "pure/hybrid-1 point-to-point time below 1 on Infinipath and above 1 on GigE",
-                   "pure/hybrid-1 movout: Infinipath 7.907/18.506 = 0.43, GigE 53.009/27.875 = 1.90",
-                   f"Infinipath {ratios['cseem64t-infinipath']:.2f}, GigE {ratios['cseem64t-gige']:.2f}",
-                   ratios["cseem64t-infinipath"] < 1 < ratios["cseem64t-gige"])
+def p2p_ratio(sim: Simulator, d: Declared) -> Measured:
+    """Point-to-point (movout) time of one configuration over another's, per published cluster."""
+    p = d.params
+    return Measured({n: rounded(sim(n, p["cores"], p["numerator"]).p2p / sim(n, p["cores"], p["denominator"]).p2p)
+                     for n in d.published})
 
 
-def sum_ratio(sim: Simulator, counts: tuple[int, ...] = (384, 512)) -> Outcome:
-    ratios = {c: sim("merlin", c, "pure-mpi").collective / sim("merlin", c, "hybrid-1").collective for c in counts}
-    return Outcome("Merlin: sum (the global reduction) more than 2x faster in hybrid-1 above 256 cores",
-                   "thesis Fig. 4.17 (seed-spec §A.12; large simulation)",
-                   "pure/hybrid-1 collective time above 2 at every count",
-                   "both hybrids faster at almost all counts, more than 2x above 256 cores",
-                   ", ".join(f"{c}: {r:.2f}" for c, r in ratios.items()), all(r > 2 for r in ratios.values()))
+def collective_ratio(sim: Simulator, d: Declared) -> Measured:
+    """Collective (sum) time of one configuration over another's, per core count."""
+    p = d.params
+    return Measured({c: rounded(sim(p["cluster"], c, p["numerator"]).collective
+                                / sim(p["cluster"], c, p["denominator"]).collective) for c in p["counts"]})
+
+
+MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
+    "winners": winners, "crossover": crossover, "p2p_ratio": p2p_ratio, "collective_ratio": collective_ratio}
 
 
 def outcomes(window: int = 20, progress: Callable[[str], None] = lambda line: None,
-             spmv_window: int = validate_spmv.WINDOW) -> list[Outcome]:
-    sim = Simulator(window, progress)
-    return [pure_everywhere(sim, "merlin", (64, 128, 256, 512)),
-            pure_everywhere(sim, "cseem64t-infinipath", (16, 32, 64, 96)),
-            gige_crossover(sim, (16, 32), (64, 96)),
-            movout_directions(sim),
-            sum_ratio(sim),
-            *validate_spmv.outcomes(validate_spmv.SpmvSimulator(spmv_window, progress))]
+             spmv_window: int = validate_spmv.WINDOW, md: Simulator | None = None,
+             spmv: validate_spmv.SpmvSimulator | None = None) -> list[Outcome]:
+    """Every declared outcome, simulated and judged by its rule, in the data file's order."""
+    md = md or Simulator(window, progress)
+    spmv = spmv or validate_spmv.SpmvSimulator(spmv_window, progress)
+    found = []
+    for d in declared():
+        measured = MEASURES[d.measure](md, d) if d.measure in MEASURES else validate_spmv.MEASURES[d.measure](spmv, d)
+        found.append(judged(d, measured))
+    return found
 
 
 def as_json(found: list[Outcome]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from hybridperf.launch import kernels
 from hybridperf.models import presets, published
 from hybridperf.models.split import predict, Problem, Split, ThreadEfficiency
 from hybridperf.simulate import point, spmv_costs
-from hybridperf.simulate.outcome import Outcome
+from hybridperf.simulate.outcome import Declared, Measured, rounded
 from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.study import fork_join_of
 
@@ -30,7 +30,6 @@ NODES = (8, 27, 64, 125, 216)
 CALLS = 100
 WINDOW = 2  # calls replayed of the 100
 PER_NODE = 4
-SOURCE = "Chow & Hysom Table 9 (seed-spec §E.5, §H.3.29)"
 
 
 class SpmvSimulator:
@@ -79,12 +78,6 @@ class SpmvSimulator:
         return self(size, nodes, "hybrid")[1] / self(size, nodes, "mpi")[1]
 
 
-def _published(size: int, nodes: int) -> dict[str, float]:
-    row = next(r for r in published.rows(published.DATA / "chow-hysom-table9-scaling.csv")
-               if int(r["size"]) == size and int(r["nodes"]) == nodes)
-    return {k: float(v) for k, v in row.items()}
-
-
 def closed_form_winner(sim: SpmvSimulator, size: int, nodes: int) -> str:
     """The split model (models.split) on the same point: SPMV-MPI against SPMV-Hybrid with Table 2's serial time
     as the work and its e_mt(4), each rank sending its interior brick's 6 faces, 12 edges and 8 corners per
@@ -107,44 +100,18 @@ def closed_form_winner(sim: SpmvSimulator, size: int, nodes: int) -> str:
     return f"{'mpi' if mpi < hybrid else 'hybrid'} ({min(mpi, hybrid):.3f} s against {max(mpi, hybrid):.3f})"
 
 
-def total_winner(sim: SpmvSimulator, size: int, nodes: int, faster: str) -> Outcome:
-    slower = "mpi" if faster == "hybrid" else "hybrid"
-    t = _published(size, nodes)
-    sim_fast, sim_slow = sim(size, nodes, faster)[0], sim(size, nodes, slower)[0]
-    names = {"mpi": "SPMV-MPI", "hybrid": "SPMV-Hybrid"}
-    return Outcome(f"SPMV at {size} rows per node on {nodes} nodes: {names[faster]} total time below "
-                   f"{names[slower]}'s", SOURCE, f"simulated total of {faster} below {slower}'s",
-                   f"{faster} {t['total_' + faster]:.3f} s, {slower} {t['total_' + slower]:.3f} s",
-                   f"{faster} {sim_fast:.3f} s, {slower} {sim_slow:.3f} s", sim_fast < sim_slow,
-                   closed_form_winner(sim, size, nodes))
+def total_ratio(sim: SpmvSimulator, d: Declared) -> Measured:
+    """One mode's simulated total over the other's (`numerator`, `denominator`), beside both totals."""
+    p = d.params
+    totals = {mode: rounded(sim(p["size"], p["nodes"], mode)[0]) for mode in (p["numerator"], p["denominator"])}
+    return Measured(rounded(totals[p["numerator"]] / totals[p["denominator"]]), totals,
+                    closed_form_winner(sim, p["size"], p["nodes"]))
 
 
-def _e_mp_listing(sim: SpmvSimulator, size: int, counts: tuple[int, ...]) -> str:
-    return ", ".join(f"{n}: {sim.e_mp(size, n):.2f}" for n in counts)
+def e_mp(sim: SpmvSimulator, d: Declared) -> Measured:
+    """The simulated e_mp at each published node count."""
+    return Measured({n: rounded(sim.e_mp(d.params["size"], n)) for n in d.published})
 
 
-def _published_e_mp(size: int, counts: tuple[int, ...]) -> str:
-    return ", ".join(f"{n}: {_published(size, n)['comm_hybrid'] / _published(size, n)['comm_mpi']:.2f}"
-                     for n in counts)
-
-
-def e_mp_below_one(sim: SpmvSimulator, size: int = 500) -> Outcome:
-    return Outcome(f"SPMV at {size} rows per node: e_mp below 1 (hybrid communicates faster) at every node count",
-                   f"{SOURCE}, Fig. 4", "simulated e_mp = hybrid / MPI communication below 1 at 8 ... 216 nodes",
-                   _published_e_mp(size, NODES), _e_mp_listing(sim, size, NODES),
-                   all(sim.e_mp(size, n) < 1 for n in NODES))
-
-
-def e_mp_above_one(sim: SpmvSimulator, sizes: tuple[int, ...] = (32000, 256000)) -> Outcome:
-    counts = tuple(n for n in NODES if n >= 27)
-    return Outcome(f"SPMV at {' and '.join(map(str, sizes))} rows per node: e_mp above 1 (MPI communicates "
-                   "faster) from 27 nodes", f"{SOURCE}, Fig. 4",
-                   "simulated e_mp above 1 at 27 ... 216 nodes for both sizes",
-                   "; ".join(f"{s}: {_published_e_mp(s, counts)}" for s in sizes),
-                   "; ".join(f"{s}: {_e_mp_listing(sim, s, counts)}" for s in sizes),
-                   all(sim.e_mp(s, n) > 1 for s in sizes for n in counts))
-
-
-def outcomes(sim: SpmvSimulator) -> list[Outcome]:
-    return [total_winner(sim, 500, 216, "hybrid"), total_winner(sim, 256000, 216, "mpi"), e_mp_below_one(sim),
-            e_mp_above_one(sim)]
+MEASURES: dict[str, Callable[[SpmvSimulator, Declared], Measured]] = {"spmv_total_ratio": total_ratio,
+                                                                       "spmv_e_mp": e_mp}

@@ -162,6 +162,8 @@ class Standing:
         """'+3.1% [+0.4%, +5.9%]': how much longer than the leader it takes."""
         if self.ratio is None:
             return "–"
+        if self.low == self.high == self.ratio:  # an exact race's (replays): no interval to give
+            return f"{100 * (self.ratio - 1):+.1f}% (exact)"
         bounds = "(unbounded)" if self.low is None or self.high is None \
             else f"[{100 * (self.low - 1):+.1f}%, {100 * (self.high - 1):+.1f}%]"
         return f"{100 * (self.ratio - 1):+.1f}% {bounds}"
@@ -208,14 +210,14 @@ class Race:
         if self.outcome == "wins":
             lead = f" — {r.candidate} {r.lead_text()} slower" if r else ""
             failed = f"; {', '.join(self.failed)} failed" if self.failed else ""
-            return f"{title}: {self.leader} wins{lead} ({self.blocks} blocks{failed})"
+            return f"{title}: {self.leader} wins{lead} ({_blocks(self.blocks)}{failed})"
         if self.outcome == "tie":
             band = f"±{100 * self.rule.tie_within:g}%"
-            return f"{title}: tie within {band} — {', '.join(self.tied)} ({self.blocks} blocks)"
+            return f"{title}: tie within {band} — {', '.join(self.tied)} ({_blocks(self.blocks)})"
         if self.outcome == "only":
             return f"{title}: {self.leader} only ({self.blocks} runs, the baseline)"
         lead = f"{self.leader} leads, {r.candidate} {r.lead_text()}; " if r else ""
-        return f"{title}: {self.outcome} after {self.blocks} blocks — {lead}{self.needs()}"
+        return f"{title}: {self.outcome} after {_blocks(self.blocks)} — {lead}{self.needs()}"
 
     def needs(self) -> str:
         """What an undecided race would need: about how many blocks, at the noise seen."""
@@ -352,6 +354,10 @@ class ExactRacer:
                         self.blocks, self.rule)
         exact = exact_race(timed, self.rule)
         return replace(exact, standings=exact.standings + failed)
+
+
+def _blocks(n: int) -> str:
+    return f"{n} block{'s' if n != 1 else ''}"
 
 
 def race(blocks: Sequence[Mapping[str, float | None]], rule: Rule, stopped: bool = False) -> Race:

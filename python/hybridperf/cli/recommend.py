@@ -184,9 +184,9 @@ def _calibration(directory: Path) -> Calibration:
     if not profiles:
         fail(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for the "
              "calibration runs")
+    profiles.sort(key=lambda p: p["run"].get("start_time", ""))
     if not (directory / "results.db").exists():
-        return Calibration(sorted(profiles, key=lambda p: p["run"].get("start_time", "")), [], [])
+        return Calibration(profiles, [], [])
     with open_store(directory) as store:
         names, runs = store.studies(), store.runs()
-    studies = [(name, stored(directory, name).sections()) for name in names]
-    return Calibration(sorted(profiles, key=lambda p: p["run"].get("start_time", "")), studies, runs)
+    return Calibration(profiles, [(name, stored(directory, name).sections()) for name in names], runs)

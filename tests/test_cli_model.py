@@ -104,6 +104,7 @@ def test_recommend_with_a_given_thread_loss_says_so():
     (["--by", "guess"], "--by must be one of measured, model, simulation"),
     (["--by", "measured"], "--by measured needs --calibration"),
     (["--by", "simulation", "--future"], "--future: closed-form inputs"),
+    (["--cluster", "merlin", "--html", "/nonexistent/page.html"], "--html /nonexistent/page.html: no folder"),
 ])
 def test_recommend_rejects_bad_input(args, message):
     out = cli("recommend", *args)

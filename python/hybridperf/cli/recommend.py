@@ -81,6 +81,8 @@ def recommend_command(
         progress("hybridperf: note: `hybridperf model recommend` is now `hybridperf recommend`"
                  + (" --by simulation" if simulate else ""))
     by = "simulation" if simulate else by
+    if html and not html.parent.is_dir():  # before any replay is spent on an answer that cannot be written
+        fail(f"--html {html}: no folder {html.parent}")
     q = _question(by, cluster, kernel, size, steps, work_seconds, nodes, thread_loss, future, window, explain,
                   calibration)
     cal = _calibration(calibration) if calibration else Calibration([], [], [])
@@ -100,7 +102,10 @@ def recommend_command(
     except _replay_failures() as err:
         fail(str(err))
     if html:
-        write_atomic(html, render.html_page(rec))
+        try:
+            write_atomic(html, render.html_page(rec))
+        except OSError as err:
+            fail(f"--html {html}: {err.strerror}")
     if as_json:
         print(json.dumps(render.as_json(rec), indent=1))
         return

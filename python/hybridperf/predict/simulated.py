@@ -184,6 +184,7 @@ class SimulatedPredictor:
         if name in recommend.FIELDS:
             spec = recommend.moved(spec, recommend.FIELDS[name], factor)
         model = sim.model_of(spec)
-        if name in self._borrowed():
-            model = self._borrowed()[name](model, factor)
+        move = self._borrowed().get(name)
+        if move:
+            model = move(model, factor)
         return {sp: recommend.seconds(sim.plan_of(sp), model, spec, sp, sim.scale) for sp in splits}

@@ -14,12 +14,17 @@ Count: `pytest tests/test_docs_commands.py -v` lists each block, run or skipped 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -88,6 +93,17 @@ def _untracked() -> set[str]:
             if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
 
 
+@contextlib.contextmanager
+def _repository_to_ourselves() -> Iterator[None]:
+    """One block at a time in the checkout, whichever worker runs it. The xdist group above should already see to
+    that, but pytest 9.2 broke xdist 3.8's groups silently (two blocks writing CuAu.eam.fs, one removing the
+    other's): with this lock a broken scheduler costs time, never a wrong failure."""
+    lock = Path(tempfile.gettempdir()) / f"hybridperf-docs-{hashlib.sha1(str(REPO).encode()).hexdigest()[:12]}.lock"
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 @pytest.fixture(scope="session")
 def user_data(tmp_path_factory) -> Path:
     """The user's data folder for the blocks (XDG_DATA_HOME: `cluster measure` writes there), not this machine's."""
@@ -103,13 +119,14 @@ def test_documented_commands_run(block: Block, user_data: Path):
            "XDG_DATA_HOME": str(user_data),
            # CI runs as root, where Open MPI's mpirun wants --allow-run-as-root; the docs show what a user types
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-    before = _untracked()
-    try:
-        done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + script], cwd=REPO, env=env, capture_output=True,
-                              text=True, timeout=600)
-    finally:
-        for path in _untracked() - before:
-            target = REPO / path
-            shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink(missing_ok=True)
+    with _repository_to_ourselves():
+        before = _untracked()
+        try:
+            done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + script], cwd=REPO, env=env,
+                                  capture_output=True, text=True, timeout=600)
+        finally:
+            for path in _untracked() - before:
+                target = REPO / path
+                shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink(missing_ok=True)
     assert done.returncode == 0, f"{block.name} failed ({done.returncode}):\n{script}\n{done.stdout[-1500:]}\n" \
                                  f"{done.stderr[-3000:]}"

@@ -6,8 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from hybridperf.analysis.verdicts import (Band, Judgement, judge_difference, judge_interval, judge_ratio, judge_samples,
-                                          judge_value, median_interval, per_round, tally)
+from hybridperf.analysis.verdicts import (Band, Judgement, judge_difference, judge_interval, judge_ratio,
+                                          judge_ratio_of_medians, judge_samples, judge_value, median_interval,
+                                          per_round, tally)
 
 TARGET = Band(0.8, 1.2)
 
@@ -157,3 +158,23 @@ def test_a_difference_near_zero_is_judged_in_its_own_unit():
     assert j.word == "within"
     assert judge_difference(ours, theirs, Band(-0.01, 0.01)).word == "differs"
     assert judge_difference([0.01], [-0.02], Band(-0.05, 0.05)).word == "undecided"  # one round: no interval
+
+
+def test_an_overhead_whose_rounds_cross_zero_is_judged_by_its_medians():
+    """CLOMP's overheads (a variant's time less the best case's) fall below zero in a noisy round: the per-round
+    ratio is unbounded, the ratio of the medians is not, and its interval holds the true ratio (1.5 here)."""
+    rng = np.random.default_rng(7)
+    theirs = 0.8 + rng.normal(0, 0.4, 60)
+    ours = 1.2 + rng.normal(0, 0.4, 60)
+    assert min(theirs) < 0 and judge_ratio(ours, theirs, TARGET).interval_text() == "[unbounded]"
+    j = judge_ratio_of_medians(ours, theirs, Band(1.2, 2.0))
+    assert j.estimate == pytest.approx(np.median(ours) / np.median(theirs)) and j.n == 60
+    assert 1.2 < j.low <= j.estimate <= j.high < 2.0 and j.word == "within"
+    assert judge_ratio_of_medians(ours, theirs, Band(0.8, 1.1)).word == "differs"
+
+
+def test_the_ratio_of_medians_is_unbounded_when_the_reference_can_reach_zero():
+    for ours, theirs in (([1.0, 1.1, 0.9], [0.1, -0.1, 0.05]), ([1.0], [2.0])):
+        assert judge_ratio_of_medians(ours, theirs, TARGET).interval_text() == "[unbounded]"
+    with pytest.raises(ValueError, match="one value per round"):
+        judge_ratio_of_medians([1.0, 1.1], [1.0], TARGET)

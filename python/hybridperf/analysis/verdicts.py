@@ -179,6 +179,26 @@ def judge_difference(ours: Sequence[float], reference: Sequence[float], band: Ba
     return _judge_rounds(per_round(ours, reference, difference=True), len(ours), band, confidence)
 
 
+def judge_ratio_of_medians(ours: Sequence[float], reference: Sequence[float], band: Band,
+                           confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0) -> Judgement:
+    """median(ours) / median(reference) over the rounds, its interval from the rounds resampled in pairs: for a
+    difference of two noisy times (an overhead: a variant's time less the best case's) whose single rounds may fall
+    at or below zero, where the per-round ratio means nothing but the medians are well clear of it. Unbounded when
+    the reference's median itself reaches zero in a resample."""
+    if len(ours) != len(reference):
+        raise ValueError(f"ours and the reference need one value per round each, got {len(ours)} and {len(reference)}")
+    a, b = np.asarray(ours, dtype=float), np.asarray(reference, dtype=float)
+    if a.size < 2 or np.median(b) <= 0:
+        return judge_interval(math.nan, -math.inf, math.inf, band, n=a.size)
+    picks = np.random.default_rng(seed).integers(0, a.size, (resamples, a.size))
+    below = np.median(b[picks], axis=1)
+    if below.min() <= 0:
+        return judge_interval(float(np.median(a) / np.median(b)), -math.inf, math.inf, band, n=a.size)
+    tail = 50 * (1 - confidence)
+    low, high = np.percentile(np.median(a[picks], axis=1) / below, [tail, 100 - tail])
+    return judge_interval(float(np.median(a) / np.median(b)), float(low), float(high), band, n=a.size)
+
+
 def judge_samples(values: Sequence[float], band: Band, confidence: float = CONFIDENCE) -> Judgement:
     """The median of repeated values of a figure that is already a ratio (one per round), against a band."""
     return _judge_rounds(list(values), len(values), band, confidence)

@@ -12,7 +12,7 @@ and the blocks here). NAME is a key of FIGURES or BLOCKS, whose function makes t
 model, `hybridperf model dlpoly`, the potentials' direct sums), from a bench's run files in bench/runs/, from a
 store or output kept from the 16-core machine in bench/runs/device/, or from what is too slow to make in a test
 (`simulate validate` and other replays, 10,000 synthetic races a scenario), kept in
-bench/runs/simulated-figures.json and bench/runs/race-error-rates.json, which `--refresh` remakes. A NAME no
+bench/runs/simulated-figures.json, race-error-rates.json and dlpoly-figures.json, which `--refresh` remakes. A NAME no
 generator knows, or a generator no page marks, is an error.
 """
 
@@ -26,6 +26,7 @@ from typing import Callable
 
 import common
 import figures_device
+import figures_dlpoly
 import figures_model
 import figures_potentials
 import figures_race
@@ -49,7 +50,7 @@ def _merged(*parts: Generators) -> Generators:
 
 
 FIGURES = _merged(figures_model.FIGURES, figures_runs.FIGURES, figures_device.FIGURES, figures_simulated.FIGURES,
-                  figures_race.FIGURES, figures_potentials.FIGURES)
+                  figures_race.FIGURES, figures_potentials.FIGURES, figures_dlpoly.FIGURES)
 BLOCKS = _merged({bench: (lambda b=bench: tables.markdown(b)) for bench in tables.BENCHES},
                  {"summary": lambda: "\n".join(tables.summary_line(b) for b in tables.BENCHES) + "\n"},
                  figures_model.BLOCKS, figures_runs.BLOCKS, figures_simulated.BLOCKS, figures_race.BLOCKS,
@@ -97,6 +98,7 @@ def main() -> None:
     if args.refresh:
         figures_simulated.refresh()
         figures_race.refresh()
+        figures_dlpoly.refresh()
     problems = unknown(PAGES)
     if problems:
         raise SystemExit("\n".join(problems))

@@ -23,7 +23,7 @@ def _action(r: int, op: Op) -> str:
     if op.kind == "waitall":
         return f"{r} waitall"
     if op.kind == "allreduce":
-        return f"{r} allreduce {op.bytes // 8} 0 {DOUBLE}"
+        return f"{r} allreduce {-(-op.bytes // 8)} 0 {DOUBLE}"  # doubles; a 4-byte logical sums as one
     raise ValueError(f"no trace action for a planned {op.kind}")
 
 

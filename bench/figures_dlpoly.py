@@ -1,0 +1,93 @@
+"""The figures docs/simulation.md quotes from DL_POLY's step replayed on Merlin (simulate.dlpoly): test 20's
+256,000 Cu3Au atoms (Gupta, L1_2 at 3.751 Angstrom), 5 steps, pure MPI and both hybrids from 32 to 512 cores.
+
+Compute costs: a 1 rank x 1 thread hybridperf-md run of the same potential made here (force and density pass per
+atom-step, integration; its neighbour list per atom-step, as DL_POLY builds its link cells every step) times
+CORE_RATIO, an assumed slowdown of Merlin's 2008 core against this one; threading losses and fork/join the
+thesis's (Tables 4.6/4.7, Table 3.1). The replays take minutes, so `bench/figures.py --refresh` runs them into
+bench/runs/dlpoly-figures.json and the figures are read from it."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import common
+from hybridperf import cluster, profile
+from hybridperf.files import write_atomic
+from hybridperf.launch import kernels, runner
+from hybridperf.launch.lines import Configuration
+from hybridperf.models.split import Split
+from hybridperf.simulate import point
+from hybridperf.simulate.dlpoly import dlpoly_plan
+from hybridperf.simulate.plan import parse
+from hybridperf.simulate.study import thesis_costs
+
+STORED = common.REPO / "bench" / "runs" / "dlpoly-figures.json"
+CORE_RATIO = 2.5  # assumed: a Harpertown core (2008, SSE) against this machine's, per atom-step
+GUPTA = ("--potential", "eam/fs", "--potential-file", str(common.REPO / "results/potentials/CuAu.gupta.eam.fs"),
+         "--elements", "Cu,Au", "--lattice", "l12", "--lattice-constant", "3.751")
+TEST20, STEPS, CORES = ("-s", "40"), 5, (32, 64, 128, 256, 512)
+SPLITS = {"pure-mpi": 8, "hybrid-1": 1, "hybrid-2": 2}  # ranks per Merlin node of 8 cores
+
+
+def serial_costs() -> dict[str, float]:
+    """Seconds per atom-step on one core here: force, density pass, integration, neighbour list."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "serial.json"
+        launch = runner.prepare("md", Configuration(1, 1, 1, 1), [*GUPTA, "-s", "12", "--steps", "20"], path)
+        common.run_checked(launch.command, launch.env, what="hybridperf-md")
+        run = profile.load(path)
+    atom_steps = run["md"]["atoms"] * run["md"]["steps_done"]
+    return {k: run["regions"][k]["time"]["avg"] / atom_steps for k in ("force", "density", "integrate", "neighbor")}
+
+
+def refresh() -> None:
+    merlin = cluster.load("merlin")
+    here = serial_costs()
+    costs = dataclasses.replace(thesis_costs(merlin), **{k: v * CORE_RATIO for k, v in here.items()})
+    rows = []
+    for cores in CORES:
+        for name, per_node in SPLITS.items():
+            split = Split(cores // 8, per_node, 8 // per_node)
+            print(f"DL_POLY's step, test 20 on Merlin: {cores} cores {name}", flush=True)
+            plan = dlpoly_plan(parse(kernels.plan("md", (*GUPTA, *TEST20, "--steps", str(STEPS)), split.ranks)))
+            with tempfile.TemporaryDirectory() as tmp:
+                done = point.simulate(plan, costs, merlin, split, Path(tmp))
+            rows.append({"cores": cores, "split": name, "seconds_per_step": done.seconds / STEPS,
+                         "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds})
+    document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "hybridperf": common.machine_state()["hybridperf"], "core_ratio": CORE_RATIO,
+                "serial_s_per_atom_step": here, "rows": rows}
+    write_atomic(STORED, json.dumps(document, indent=1) + "\n")
+    stored.cache_clear()
+    print(f"wrote {STORED.relative_to(common.REPO)}")
+
+
+@cache
+def stored() -> dict:
+    return json.loads(STORED.read_text())
+
+
+def _row(cores: int, split: str) -> dict:
+    return next(r for r in stored()["rows"] if r["cores"] == cores and r["split"] == split)
+
+
+def _ratios(hybrid: str) -> str:
+    """t_MPI / t_hybrid from 64 to 512 cores, lowest–highest."""
+    values = [_row(c, "pure-mpi")["seconds_per_step"] / _row(c, hybrid)["seconds_per_step"] for c in CORES[1:]]
+    return f"{min(values):.2f}–{max(values):.2f}"
+
+
+FIGURES = {
+    "dlpoly.force_ns": lambda: f"{stored()['serial_s_per_atom_step']['force'] * 1e9:.0f}",
+    "dlpoly.density_ns": lambda: f"{stored()['serial_s_per_atom_step']['density'] * 1e9:.0f}",
+    "dlpoly.core_ratio": lambda: f"{stored()['core_ratio']:g}",
+    "dlpoly.allreduce_share_32": lambda: f"{_row(32, 'pure-mpi')['allreduce_share'] * 100:.1f}%",
+    "dlpoly.pure_over_h1": lambda: _ratios("hybrid-1"),
+    "dlpoly.pure_over_h2": lambda: _ratios("hybrid-2"),
+}

@@ -78,26 +78,26 @@ static void probe_single(omb_work *w, double *copy, int n)
     w->expect_from = me;
 }
 
-/* One size's arrays and the four clauses on them, shaped as EPCC's tests (see the top of the file). */
+/* reps parallel regions with CLAUSE, every thread visiting its copy VAR of n doubles. */
+#define REGION(NAME, N, CLAUSE, VAR)                                                                               \
+    static void NAME(omb_work *w, long reps)                                                                       \
+    {                                                                                                              \
+        for (long j = 0; j < reps; j++) {                                                                          \
+            PRAGMA(omp parallel CLAUSE)                                                                            \
+            w->visit(w, VAR, N);                                                                                   \
+        }                                                                                                          \
+    }
+
+/* One size's arrays and the four clauses on them, shaped as EPCC's tests (see the top of the file):
+ * COPYPRIVATE's single visits, then (when probing) every thread checks what the broadcast left it. */
 #define ARRAY_SIZE(N)                                                                                              \
     static double array_##N[N];                                                                                    \
-    static double threadprivate_##N[N];                                                                                   \
-    PRAGMA(omp threadprivate(threadprivate_##N))                                                                          \
-    static double *threadprivate_of_##N(void) { return threadprivate_##N; }                                                      \
-    static void private_##N(omb_work *w, long reps)                                                                \
-    {                                                                                                              \
-        for (long j = 0; j < reps; j++) {                                                                          \
-            PRAGMA(omp parallel private(array_##N))                                                                \
-            w->visit(w, array_##N, N);                                                                             \
-        }                                                                                                          \
-    }                                                                                                              \
-    static void firstprivate_##N(omb_work *w, long reps)                                                           \
-    {                                                                                                              \
-        for (long j = 0; j < reps; j++) {                                                                          \
-            PRAGMA(omp parallel firstprivate(array_##N))                                                           \
-            w->visit(w, array_##N, N);                                                                             \
-        }                                                                                                          \
-    }                                                                                                              \
+    static double threadprivate_##N[N];                                                                            \
+    PRAGMA(omp threadprivate(threadprivate_##N))                                                                   \
+    static double *threadprivate_of_##N(void) { return threadprivate_##N; }                                        \
+    REGION(private_##N, N, private(array_##N), array_##N)                                                          \
+    REGION(firstprivate_##N, N, firstprivate(array_##N), array_##N)                                                \
+    REGION(copyin_##N, N, copyin(threadprivate_##N), threadprivate_##N)                                            \
     static void copyprivate_##N(omb_work *w, long reps)                                                            \
     {                                                                                                              \
         for (long j = 0; j < reps; j++) {                                                                          \
@@ -108,16 +108,10 @@ static void probe_single(omb_work *w, double *copy, int n)
                 if (w->probing) probe_copy(w, array_##N, N);                                                       \
             }                                                                                                      \
         }                                                                                                          \
-    }                                                                                                              \
-    static void copyin_##N(omb_work *w, long reps)                                                                 \
-    {                                                                                                              \
-        for (long j = 0; j < reps; j++) {                                                                          \
-            PRAGMA(omp parallel copyin(threadprivate_##N))                                                                \
-            w->visit(w, threadprivate_##N, N);                                                                            \
-        }                                                                                                          \
     }
 
-#define ARRAY_ROW(N) {N, {private_##N, firstprivate_##N, copyprivate_##N, copyin_##N}, array_##N, threadprivate_of_##N}
+#define ARRAY_ROW(N)                                                                                               \
+    {N, {private_##N, firstprivate_##N, copyprivate_##N, copyin_##N}, array_##N, threadprivate_of_##N}
 
 ARRAY_SIZE(1)
 ARRAY_SIZE(3)

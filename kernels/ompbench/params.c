@@ -183,7 +183,8 @@ static int parse_chunks(omb_params *p, char *err, size_t errlen)
 static int parse_sizes(omb_params *p, char *err, size_t errlen)
 {
     if (p->sizes.n == 1 && strcmp(p->sizes.item[0], "pow3") == 0) {
-        for (p->nsizes = 0; p->nsizes < OMB_ARRAY_NSIZES; p->nsizes++) p->size[p->nsizes] = omb_array_size_at(p->nsizes);
+        for (p->nsizes = 0; p->nsizes < OMB_ARRAY_NSIZES; p->nsizes++)
+            p->size[p->nsizes] = omb_array_size_at(p->nsizes);
         return 0;
     }
     const number_list l = {"--array-sizes", "pow3", &p->sizes, p->size, &p->nsizes, OMB_ARRAY_NSIZES, size_allowed};

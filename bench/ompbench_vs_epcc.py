@@ -49,15 +49,18 @@ NEAR_ZERO_US = 0.05  # below this median overhead in either code, a construct is
 EPCC_LINE = re.compile(r"^(.+?) overhead\s+= (\S+) microseconds \+/- (\S+)", re.MULTILINE)
 
 
-def epcc_dir() -> Path | None:
+def epcc_dir(programs: list[str]) -> Path | None:
+    """The folder EPCC_BENCH_DIR names, when it holds every program; otherwise None, after saying what is missing."""
     value = common.require(os.environ.get("EPCC_BENCH_DIR"), "EPCC v4 (EPCC_BENCH_DIR)",
                            "Build EPCC v4 outside this project (docs/ompbench.md, 'Comparing with EPCC') and set "
-                           "EPCC_BENCH_DIR to the folder holding syncbench and schedbench.")
+                           f"EPCC_BENCH_DIR to the folder holding {', '.join(programs)}.")
     if value is None:
         return None
     path = Path(value)
-    if not (path / "syncbench").is_file():
-        print(f"EPCC_BENCH_DIR={path} has no syncbench: skipped (build it there with make, see docs/ompbench.md).")
+    missing = [p for p in programs if not (path / p).is_file()]
+    if missing:
+        print(f"EPCC_BENCH_DIR={path} has no {', '.join(missing)}: skipped (build them there with make, see "
+              "docs/ompbench.md).")
         return None
     return path
 
@@ -73,12 +76,17 @@ def run_ours(config: Configuration, args: list[str], work: Path) -> dict[str, fl
     return {c["name"]: c["overhead_us"] for c in outcome.profile["ompbench"]["constructs"]}
 
 
+def overheads(text: str) -> dict[str, float]:
+    """EPCC's overhead lines by our names: "COPYIN 729 overhead = ..." is COPYIN_729."""
+    return {m[1].strip().replace(" ", "_"): float(m[2]) for m in EPCC_LINE.finditer(text)}
+
+
 def run_epcc(config: Configuration, program: Path, args: list[str]) -> dict[str, float]:
     flavor = kernels.mpi_flavor(kernels.build_info(kernels.kernel_path("ompbench"))["build"]["mpi_library"])
     launch = build_launch(config, flavor, [str(program), *args], as_root=os.geteuid() == 0,  # type: ignore[arg-type]
                           launcher=kernels.launcher_for(flavor))
     out = common.run_checked(launch.command, launch.env, what=program.name)
-    found = {m[1].strip().replace(" ", "_"): float(m[2]) for m in EPCC_LINE.finditer(out)}
+    found = overheads(out)
     if not found:
         sys.exit(f"no overhead lines in {program.name}'s output:\n{out[-2000:]}")
     return found
@@ -106,36 +114,28 @@ def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_method_options(parser: argparse.ArgumentParser) -> None:
+    """The settings both programs share: threads and EPCC's method."""
     parser.add_argument("--threads", type=int, default=2, help="OpenMP threads")
-    parser.add_argument("--sched", action="store_true", help="also compare the schedules (schedbench)")
     parser.add_argument("--test-time", type=float, default=1000.0, help="target sample time, us (both)")
     parser.add_argument("--delay-time", type=float, default=0.1, help="delay, us (both)")
     parser.add_argument("--outer-reps", type=int, default=20, help="outer repetitions (both)")
-    parser.add_argument("--constructs", default="", help="comma-separated subset (EPCC runs once per name)")
-    args = common.arguments(parser, BENCH)
-    names = [n.strip().upper() for n in args.constructs.split(",") if n.strip()] or SYNC + (SCHED if args.sched else [])
-    unknown = [n for n in names if n not in SYNC + SCHED]
-    if unknown:
-        parser.error(f"--constructs: unknown {', '.join(unknown)} (choose from {', '.join(SYNC + SCHED)})")
-    epcc = epcc_dir()
-    if epcc is None:
-        return
+
+
+def method_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The method's settings as (our options, EPCC's options)."""
+    method = ["--test-time", f"{args.test_time:g}", "--delay-time", f"{args.delay_time:g}"]
+    return (["--outer-reps", str(args.outer_reps), "--ref-sd-tol", "1e6", *method],
+            ["--outer-repetitions", str(args.outer_reps), *method])
+
+
+def compare(bench: str, args: argparse.Namespace, epcc: Path, ours_args: list[str],
+            epcc_runs: list[tuple[Path, list[str]]]) -> None:
+    """The rounds: ours once (ours_args) and EPCC's programs once each (epcc_runs), in the round's order; then the
+    run file and its table."""
     cores = local_machine().cores
     config = Configuration(1, 1, args.threads, cores, oversubscribe=args.threads > cores)
-    method = ["--test-time", f"{args.test_time:g}", "--delay-time", f"{args.delay_time:g}"]
-    ours_args = ["--constructs", ",".join(names), "--outer-reps", str(args.outer_reps), "--ref-sd-tol", "1e6",
-                 *method]
-    epcc_method = ["--outer-repetitions", str(args.outer_reps), *method]
-    sync_names, sched_names = [n for n in names if n in SYNC], [n for n in names if n in SCHED]
-    epcc_runs = []  # (program, arguments) per EPCC invocation: all of syncbench at once unless a subset is asked
-    if sync_names:
-        subsets = [[]] if not args.constructs else [["--measureonly", n] for n in sync_names]
-        epcc_runs += [(epcc / "syncbench", [*epcc_method, *subset]) for subset in subsets]
-    epcc_runs += [(epcc / "schedbench", [*epcc_method, "--measureonly", n]) for n in sched_names]
-
-    run = common.start(BENCH, args)
+    run = common.start(bench, args)
     with tempfile.TemporaryDirectory() as tmp:
         for _, order in run.rounds(["ours", "epcc"]):
             for who in order:
@@ -150,7 +150,30 @@ def main() -> None:
                      kernels.build_info(kernels.kernel_path("ompbench"))["build"]["openmp_runtime"]})
     import tables
 
-    tables.print_bench(BENCH, path)
+    tables.print_bench(bench, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_method_options(parser)
+    parser.add_argument("--sched", action="store_true", help="also compare the schedules (schedbench)")
+    parser.add_argument("--constructs", default="", help="comma-separated subset (EPCC runs once per name)")
+    args = common.arguments(parser, BENCH)
+    names = [n.strip().upper() for n in args.constructs.split(",") if n.strip()] or SYNC + (SCHED if args.sched else [])
+    unknown = [n for n in names if n not in SYNC + SCHED]
+    if unknown:
+        parser.error(f"--constructs: unknown {', '.join(unknown)} (choose from {', '.join(SYNC + SCHED)})")
+    sync_names, sched_names = [n for n in names if n in SYNC], [n for n in names if n in SCHED]
+    epcc = epcc_dir(["syncbench"] * bool(sync_names) + ["schedbench"] * bool(sched_names))
+    if epcc is None:
+        return
+    ours_method, epcc_method = method_args(args)
+    epcc_runs = []  # (program, arguments) per EPCC invocation: all of syncbench at once unless a subset is asked
+    if sync_names:
+        subsets = [[]] if not args.constructs else [["--measureonly", n] for n in sync_names]
+        epcc_runs += [(epcc / "syncbench", [*epcc_method, *subset]) for subset in subsets]
+    epcc_runs += [(epcc / "schedbench", [*epcc_method, "--measureonly", n]) for n in sched_names]
+    compare(BENCH, args, epcc, ["--constructs", ",".join(names), *ours_method], epcc_runs)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ BENCHES = {
                          "CLOMP_REF=/tmp/ref-clomp/clomp .venv/bin/python bench/clomp_vs_clomp12.py"),
     "ompbench_vs_epcc": ("hybridperf-ompbench against EPCC v4",
                          "EPCC_BENCH_DIR=/tmp/ref-epcc .venv/bin/python bench/ompbench_vs_epcc.py"),
+    "arraybench_vs_epcc": ("hybridperf-ompbench's data clauses against EPCC v4 arraybench",
+                           "EPCC_BENCH_DIR=~/.cache/epcc-v4 .venv/bin/python bench/arraybench_vs_epcc.py"),
     "mixbench_vs_pingpong": ("hybridperf-mixbench against a plain MPI ping-pong",
                              ".venv/bin/python bench/mixbench_vs_pingpong.py"),
     "spmv_bandwidth": ("hybridperf-spmv against STREAM and scipy.sparse", ".venv/bin/python bench/spmv_bandwidth.py"),

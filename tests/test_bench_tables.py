@@ -91,6 +91,28 @@ def test_a_bench_without_its_peer_skips_with_a_message():
     assert out.returncode == 0 and "CLOMP 1.2 (CLOMP_REF) not available: skipped" in out.stdout
 
 
+def test_arraybench_says_which_epcc_programs_are_missing(tmp_path):
+    """EPCC compiles one arraybench per array size: absent variable, or a folder without the sizes asked for, is a
+    skip that names what to build; a size EPCC does not build is a usage error."""
+    script = [sys.executable, str(REPO / "bench" / "arraybench_vs_epcc.py"), "--repeats", "1"]
+    out = subprocess.run(script, env={"PATH": "/usr/bin:/bin", "EPCC_BENCH_DIR": ""}, capture_output=True, text=True)
+    assert out.returncode == 0 and "EPCC v4 (EPCC_BENCH_DIR) not available: skipped" in out.stdout
+    assert "arraybench_1, arraybench_3, arraybench_9," in out.stdout and "arraybench_59049." in out.stdout
+    (tmp_path / "arraybench_27").write_text("")
+    out = subprocess.run([*script, "--sizes", "27,729"], env={"PATH": "/usr/bin:/bin", "EPCC_BENCH_DIR": str(tmp_path)},
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and f"EPCC_BENCH_DIR={tmp_path} has no arraybench_729: skipped" in out.stdout
+    out = subprocess.run([*script, "--sizes", "27,28"], capture_output=True, text=True)
+    assert out.returncode == 2 and "--sizes: 28 is not one of EPCC's sizes 1, 3, 9," in out.stderr
+
+
+def test_epcc_overhead_lines_name_the_construct_and_size_as_ours():
+    import ompbench_vs_epcc
+    text = ("COPYIN 729 overhead     = 1.857 microseconds +/- 0.2\n"
+            "COPYIN 729 median_ovrhd = 1.8 microseconds \nPARALLEL overhead = 0.61 microseconds +/- 0.05\n")
+    assert ompbench_vs_epcc.overheads(text) == {"COPYIN_729": 1.857, "PARALLEL": 0.61}
+
+
 def test_series_options_go_together():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--series", "x"],
                          capture_output=True, text=True)

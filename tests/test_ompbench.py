@@ -1,6 +1,6 @@
 """hybridperf-ompbench: the EPCC method checked against constructs whose overheads are known, the
-statistics recomputed from the profile, the selection of constructs and chunk sizes, several ranks,
-8x oversubscription, and bad input.
+statistics recomputed from the profile, the selection of constructs, chunk sizes and array sizes, the
+data clauses' copies and execution counts, several ranks, 8x oversubscription, and bad input.
 
 Overheads of real constructs depend on the machine and its load, so they are never asserted; what is
 asserted is what the method must get right whatever the machine: an empty construct costs nothing
@@ -29,6 +29,8 @@ from hybridperf.study.expand import expand
 SYNC = ["PARALLEL", "FOR", "PARALLEL_FOR", "BARRIER", "BARRIER_VAR", "SINGLE", "CRITICAL", "LOCK_CONTENDED",
         "LOCK_UNCONTENDED", "ORDERED", "ATOMIC", "ATOMIC_SEQCST", "REDUCTION"]
 SPLIT = {"CRITICAL", "LOCK_CONTENDED", "ATOMIC", "ATOMIC_SEQCST"}  # repetitions shared among threads
+ARRAY = ["PRIVATE", "FIRSTPRIVATE", "COPYPRIVATE", "COPYIN"]
+EPCC_SIZES = [3**k for k in range(11)]  # 1, 3, 9, ..., 59049
 T95 = {4: 2.776, 19: 2.093, 40: 2.0211}  # two-sided Student t quantiles, from tables
 T999 = {4: 8.610, 19: 3.883, 40: 3.551}
 QUIET = ["--ref-sd-tol", "1e6"]  # test machines are shared: a preempted sample must not fail the run
@@ -162,6 +164,60 @@ def test_schedule_families_and_chunk_sizes(binary, tmp_path):
     assert reference == pytest.approx(16 * run.profile["ompbench"]["delay"]["measured_us"], rel=0.5)
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_array_clauses_run_their_declared_count_on_per_thread_copies(binary, tmp_path, threads):
+    """Each data clause at three of EPCC's sizes: the timed regions ran exactly outer x inner times (on every
+    thread, or once each in COPYPRIVATE's single), and the probe, run through the same regions, found one copy per
+    thread holding what the clause promises."""
+    sizes = [1, 27, 59049]
+    run = run_ompbench_in(tmp_path, 1, threads, ["--bench", "array", "--array-sizes", ",".join(map(str, sizes)),
+                                                 "--test-time", "100", "--outer-reps", "3", *QUIET])
+    assert run.returncode == 0, run.stderr
+    table = constructs(run)
+    assert list(table) == [f"{c}_{n}" for c in ARRAY for n in sizes]
+    delay = run.profile["ompbench"]["delay"]["measured_us"]
+    for name, c in table.items():
+        construct = name.rsplit("_", 1)[0]
+        assert c["construct"] == construct and c["group"] == "array" and c["chunk"] is None
+        assert c["array_size"] == int(name.rsplit("_", 1)[1]) and c["reference"] == "array delay"
+        runs = c["outer_reps"] * c["inner_reps"]
+        ran = c["executions"]
+        if construct == "COPYPRIVATE":  # the delay runs in the single: one thread a region, any thread
+            assert ran["by"] == "one thread per region" and ran["total"] == ran["expected_total"] == runs, name
+            assert 0 <= ran["per_thread_min"] <= ran["per_thread_max"] <= runs
+        else:
+            assert ran["by"] == "every thread", name
+            assert ran["per_thread_min"] == ran["per_thread_max"] == runs, name
+            assert ran["total"] == ran["expected_total"] == threads * runs, name
+        assert ran["ok"]
+        copies = c["copies"]
+        assert copies["distinct"] == threads and copies["separate_from_master"] and copies["kept"], name
+        assert copies["initialised"] is (None if construct == "PRIVATE" else True), name
+        assert copies["master_intact"] is (None if construct == "COPYIN" else True), name
+        assert (copies["source_thread"] in range(threads)) if construct == "COPYPRIVATE" else \
+            copies["source_thread"] is None, name
+        assert copies["ok"]
+        # The reference is one delay on one thread, as EPCC's: the delay survived the optimiser.
+        assert c["reference_us"]["median"] == pytest.approx(delay, rel=0.5), name
+    for check in ("array_copies", "array_executions"):
+        assert run.profile["checks"][check] == {"value": 0, "expected": 0, "tolerance": 0, "pass": True}, check
+    assert run.profile["regions"]["array"]["calls"] == len(table)
+    assert f"COPYIN_59049 copies: {threads} distinct for {threads} threads, as the clause promises" in run.stdout
+
+
+def test_array_sizes_default_to_epccs_powers_of_three(binary, tmp_path):
+    run = run_ompbench_in(tmp_path, 1, 2, ["--constructs", "COPYIN,PRIVATE", "--test-time", "50",
+                                           "--outer-reps", "2", *QUIET])
+    assert run.returncode == 0, run.stderr
+    assert list(constructs(run)) == [f"{c}_{n}" for c in ("COPYIN", "PRIVATE") for n in EPCC_SIZES]
+    assert run.profile["params"]["array_sizes"] == ["pow3"]
+    sync = run_ompbench_in(tmp_path, 1, 1, ["--constructs", "BARRIER", "--test-time", "50", "--outer-reps", "2",
+                                            *QUIET])
+    barrier = constructs(sync)["BARRIER"]
+    assert barrier["array_size"] is None and "copies" not in barrier and "executions" not in barrier
+    assert "array_copies" not in sync.profile["checks"] and "array_executions" not in sync.profile["checks"]
+
+
 def test_two_ranks_measure_together(binary, tmp_path):
     run = run_ompbench_in(tmp_path, 2, 1, ["--constructs", "PARALLEL,BARRIER", "--test-time", "100",
                                            "--outer-reps", "41", *QUIET])
@@ -207,7 +263,9 @@ def test_defaults_are_epccs(binary):
     assert defaults["test-time"] == 1000.0 and defaults["delay-time"] == 0.1 and defaults["outer-reps"] == 20
     assert defaults["iters-per-thread"] == 1024 and defaults["chunks"] == ["pow2"] and defaults["bench"] == "sync"
     help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True, check=True).stdout
-    assert "--test-extra-delay-us" in help_text and "sync|sched|all|selftest" in help_text
+    assert defaults["array-sizes"] == ["pow3"]
+    assert "--test-extra-delay-us" in help_text and "sync|sched|array|all|selftest" in help_text
+    assert "--array-sizes" in help_text and "copyprivate" in help_text
 
 
 CASES = [
@@ -215,7 +273,12 @@ CASES = [
     (["--test-time", "0"], "--test-time must be > 0, got 0"),
     (["--delay-time", "-1"], "--delay-time must be > 0, got -1"),
     (["--test-extra-delay-us", "0"], "--test-extra-delay-us must be > 0, got 0"),
-    (["--bench", "tasks"], "--bench must be one of sync|sched|all|selftest, got 'tasks'"),
+    (["--bench", "tasks"], "--bench must be one of sync|sched|array|all|selftest, got 'tasks'"),
+    (["--array-sizes", "10"], "--array-sizes: 10 is not one of EPCC's sizes 1, 3, 9, ..., 59049"),
+    (["--array-sizes", "177147"], "--array-sizes: 177147 is not one of EPCC's sizes"),
+    (["--array-sizes", "0"], "--array-sizes must be pow3 or comma-separated whole numbers >= 1, got '0'"),
+    (["--array-sizes", "9,09"], "--array-sizes: 9 is listed twice"),
+    (["--array-sizes", "pow3,9"], "--array-sizes must be pow3 or comma-separated whole numbers >= 1, got 'pow3,9'"),
     (["--constructs", "PARALLEL,TASKWAIT"], "--constructs: unknown construct 'TASKWAIT'"),
     (["--constructs", "BARRIER,barrier"], "--constructs: BARRIER is listed twice"),
     (["--bench", "sched", "--constructs", "STATIC"], "--bench and --constructs both given"),

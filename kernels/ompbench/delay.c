@@ -27,15 +27,25 @@
 static volatile double seed = 0.0; /* never written: every call must read it */
 static volatile double sink;       /* written only when a result is negative, which never happens */
 
-__attribute__((noinline)) void omb_delay(long iterations)
+static inline double chain(long iterations)
 {
     double a = seed, x = 0.0;
     for (long i = 0; i < iterations; i++) {
         a += x;
         x += 1.0;
     }
+    return a;
+}
+
+__attribute__((noinline)) void omb_delay(long iterations)
+{
+    const double a = chain(iterations);
     if (a < 0.0) sink = a;
 }
+
+/* The array group's delay (EPCC's array_delay): the same chain, its result stored in element 0 of the
+ * thread's copy, so the copy is used. */
+__attribute__((noinline)) void omb_array_delay(long iterations, double *a) { a[0] = chain(iterations); }
 
 __attribute__((noinline)) void omb_keep(double value) { sink = value; }
 

@@ -17,7 +17,7 @@
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
-static const char *const region_names[] = {"calibration", "sync", "sched", "selftest", "total"};
+static const char *const region_names[] = {"calibration", "sync", "sched", "array", "selftest", "total"};
 
 static int validate_options(omb_bench *b, int argc, char **argv, char *err, size_t errlen)
 {
@@ -77,6 +77,7 @@ static int region_of(const omb_construct *c)
 {
     if (strcmp(c->group, "sync") == 0) return R_SYNC;
     if (strcmp(c->group, "sched") == 0) return R_SCHED;
+    if (strcmp(c->group, "array") == 0) return R_ARRAY;
     return R_SELFTEST;
 }
 
@@ -88,6 +89,9 @@ static int measure_item(omb_bench *b, const omb_item *item, omb_result *r, doubl
     hp_barrier(&b->comm, MPI_COMM_WORLD);
     const double start = hp_now();
     b->work.chunk = item->chunk;
+    b->work.array_size = item->size;
+    omb_copies copies = {0};
+    if (c->axis == OMB_PER_SIZE) omb_array_verify(c, &b->work, &copies);
     const int multiple = c->split ? b->threads : 1;
     long reps[2] = {omb_calibrate(c->test, &b->work, b->p.test_time_us, multiple),
                     omb_calibrate(c->reference, &b->work, b->p.test_time_us, multiple)};
@@ -100,8 +104,9 @@ static int measure_item(omb_bench *b, const omb_item *item, omb_result *r, doubl
     if (hp_any_error(&b->comm, MPI_COMM_WORLD, ok, OMB_KERNEL, err)) return -1;
     long agreed[2];
     hp_allreduce(&b->comm, reps, agreed, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    *r = (omb_result){.item = *item, .reps = agreed[0], .ref_reps = agreed[1]};
+    *r = (omb_result){.item = *item, .reps = agreed[0], .ref_reps = agreed[1], .copies = copies};
     omb_measure(c, &b->work, b->p.outer_reps, r, scratch);
+    if (c->axis == OMB_PER_SIZE) omb_array_tally(c, &b->work, r);
     r->seconds = hp_now() - start;
     r->across = hp_stat_across(&b->comm, r->overhead_us, MPI_COMM_WORLD);
     if (b->rank == 0) omb_print_result(b, r);
@@ -168,9 +173,15 @@ static int benchmark(omb_bench *b, hp_run *run)
 {
     const int status = setup(b, run);
     if (status) return status;
+    const int have_slots = omb_array_init(&b->work) == 0;
+    if (hp_any_error(&b->comm, MPI_COMM_WORLD, have_slots, OMB_KERNEL, "out of memory for the threads' records")) {
+        omb_array_free(&b->work);
+        return EXIT_FAILURE;
+    }
     omp_init_lock(&b->work.lock);
     const int failed = measure_all(b, run);
     omp_destroy_lock(&b->work.lock);
+    omb_array_free(&b->work);
     if (failed) return EXIT_FAILURE;
 
     omb_results r = {0};

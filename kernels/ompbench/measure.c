@@ -49,6 +49,7 @@ void omb_measure(const omb_construct *c, omb_work *w, int outer, omb_result *r, 
     double *test = scratch, *ref = scratch + outer, *diff = scratch + 2 * outer;
     sample_us(c->reference, w, r->ref_reps);
     sample_us(c->test, w, r->reps);
+    omb_array_reset(w); /* the array group counts the timed samples' executions only */
     for (int k = 0; k < outer; k++) {
         if (k % 2 == 0) {
             ref[k] = sample_us(c->reference, w, r->ref_reps);

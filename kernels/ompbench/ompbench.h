@@ -26,21 +26,42 @@
 #define OMB_PROGRAM "hybridperf-ompbench"
 #define OMB_MAX_ARGS 16
 #define OMB_MAX_CHUNKS 32
-#define OMB_MAX_ITEMS 128 /* 13 sync + 2 self-test + 1 + 3 x 32 schedule measurements, with room */
+#define OMB_MAX_ITEMS 192 /* 13 sync + 2 self-test + 1 + 3 x 32 schedule + 4 x 11 array measurements, with room */
 #define OMB_NAME_LEN 32
+#define OMB_ARRAY_NSIZES 11 /* EPCC's array sizes: 3^0 ... 3^10 = 59049 */
 
-/* What a test or reference body needs; read-only while it runs except the lock. */
+/* One thread's record in the array group (arraybench.c), a cache line each so that counting does not
+ * make the threads share a line. */
 typedef struct {
+    _Alignas(64) long executions; /* timed visits of its copy since the last omb_array_reset */
+    const double *copy;           /* probe: where its copy was */
+    int initialised, kept;        /* probe: the copy held what the clause promises; its own values stayed */
+} omb_slot;
+
+typedef struct omb_work omb_work;
+/* What a thread does with its copy of the array in an array-group region: time it, or probe it. */
+typedef void (*omb_visit)(omb_work *w, double *copy, int n);
+
+/* What a test or reference body needs; read-only while it runs except the lock and the array group's
+ * slots (each thread writes its own). */
+struct omb_work {
     long delay_length;    /* iterations of the delay loop for one delay */
     int threads;          /* OpenMP threads of this rank */
     int iters_per_thread; /* schedule group: loop iterations per thread */
     int chunk;            /* schedule group: chunk size of the current measurement */
     double extra_delay_s; /* KNOWN_DELAY: seconds of spinning added per repetition */
     omp_lock_t lock;      /* LOCK_* constructs */
-} omb_work;
+    int array_size;       /* array group: elements of the array the clause copies */
+    omb_visit visit;      /* array group: called by each thread on its copy */
+    omb_slot *slot;       /* array group: one per thread */
+    int probing;          /* array group: the regions run to check the clause, not to be timed */
+    int expect_from;      /* array group, probing: the thread whose values a copy should hold on entry */
+};
 
 /* Runs `reps` inner repetitions of a test or of a reference. */
 typedef void (*omb_body)(omb_work *w, long reps);
+
+typedef enum { OMB_ONCE, OMB_PER_CHUNK, OMB_PER_SIZE } omb_axis;
 
 typedef struct {
     const char *name;     /* EPCC's name: "PARALLEL_FOR" */
@@ -49,7 +70,7 @@ typedef struct {
     omb_body reference;   /* the same work without the construct */
     const char *ref_name; /* "delay", "atomic", "reduction", "schedule" */
     int split;            /* reps are shared among the threads: calibrated in multiples of the thread count */
-    int chunked;          /* schedule families measured once per chunk size */
+    omb_axis axis;        /* measured once, once per chunk size (schedules), once per array size (arrays) */
     const char *what;     /* one line for the docs and the profile */
 } omb_construct;
 
@@ -60,24 +81,30 @@ extern const omb_construct omb_sched_constructs[];
 extern const int omb_sched_count;
 extern const omb_construct omb_selftest_constructs[];
 extern const int omb_selftest_count;
+extern const omb_construct omb_array_constructs[];
+extern const int omb_array_count;
 /* The delay alone, reps times: the reference of most constructs (sync.c). */
 void omb_reference_delay(omb_work *w, long reps);
 
-/* One measurement to make: a construct, with a chunk size for the schedule families (0: none). */
+/* One measurement to make: a construct, with a chunk size for the schedule families and an array size
+ * for the array group (0: none). */
 typedef struct {
     const omb_construct *construct;
-    int chunk;
-    char name[OMB_NAME_LEN]; /* "DYNAMIC_16" */
+    int chunk, size;
+    char name[OMB_NAME_LEN]; /* "DYNAMIC_16", "COPYIN_729" */
 } omb_item;
 
 typedef struct {
     const char *bench, *profile;
-    hp_list constructs, chunks; /* constructs: none = the --bench group; chunks: "pow2" or sizes */
+    hp_list constructs, chunks, sizes; /* constructs: none = the --bench group; chunks: "pow2" or sizes;
+                                          sizes: "pow3" or array sizes */
     double test_time_us, delay_time_us, extra_delay_us, ref_sd_tol;
     int delay_length, outer_reps, iters_per_thread;
     /* filled by omb_params_validate: */
     int chunk[OMB_MAX_CHUNKS];
     int nchunks, chunks_pow2;
+    int size[OMB_ARRAY_NSIZES];
+    int nsizes;
     const omb_construct *selected[OMB_MAX_ITEMS];
     int nselected;
 } omb_params;
@@ -95,6 +122,7 @@ void omb_keep(double value); /* makes a result observable, so the loop computing
 /* Iterations whose call lasts `seconds`; *measured gets the time one call then takes. */
 long omb_delay_length(double seconds, double *measured);
 double omb_delay_seconds(long iterations); /* time of one call, least of 9 timings */
+void omb_array_delay(long iterations, double *a); /* the same delay, its result stored in a[0] (EPCC's array_delay) */
 
 /* clock.c: the core clock rate, measured; 0 when this CPU has no measurement */
 double omb_clock_hz(void);
@@ -109,6 +137,18 @@ void omb_summarise(const double *x, int n, omb_stats *s); /* sorts a copy; x is 
 /* Two-sided Student t quantile: level 0.95 or 0.999, df >= 1. */
 double omb_t_quantile(double level, int df);
 
+/* arraybench.c: what the array group's probe found (1 yes, 0 no, -1 not promised by the clause) */
+typedef struct {
+    int checked;       /* an array construct, probed */
+    int distinct;      /* different copy addresses among the threads (least over the probes) */
+    int separate;      /* no thread used the master's array (COPYIN: thread 0's copy is the master's) */
+    int initialised;   /* every copy held the source's values on entry (-1: PRIVATE promises nothing) */
+    int kept;          /* every thread still found its own values after all threads wrote theirs */
+    int master_intact; /* the master's array was untouched by the region (-1: COPYIN, whose master copies) */
+    int source;        /* COPYPRIVATE: the thread that ran the single (-1: other constructs) */
+    int ok;            /* all of the above as the clause promises, every thread its own copy */
+} omb_copies;
+
 /* measure.c: EPCC's method on one rank (no MPI) */
 typedef struct {
     omb_item item;
@@ -117,6 +157,10 @@ typedef struct {
     omb_stats test, ref, diff; /* microseconds per inner repetition; diff = paired test - reference */
     double overhead_us, ci95_us, ci999_us, median_overhead_us, epcc_pm_us;
     double seconds; /* wall time spent measuring, calibration included */
+    omb_copies copies; /* array group: the clause's semantics, probed before timing */
+    long executions_min, executions_max, executions_total, executions_expected; /* array group: timed visits
+                                                                                  per thread, in all */
+    int executions_by_one; /* array group: one thread visits per region (COPYPRIVATE), so only the total is fixed */
     hp_stat across; /* overhead across ranks (filled by main.c) */
 } omb_result;
 /* Inner repetitions that make one sample last at least target_us; -1 when the work vanished
@@ -124,6 +168,16 @@ typedef struct {
 long omb_calibrate(omb_body body, omb_work *w, double target_us, int multiple);
 /* Outer repetitions of test and reference, alternated, with reps and ref_reps already set in r. */
 void omb_measure(const omb_construct *c, omb_work *w, int outer, omb_result *r, double *scratch);
+
+/* arraybench.c: the array group's sizes, slots, probe and counts */
+int omb_array_size_index(long n); /* -1 when n is not one of EPCC's sizes */
+int omb_array_size_at(int index);
+int omb_array_init(omb_work *w); /* the slots, one per thread; -1 when out of memory */
+void omb_array_free(omb_work *w);
+void omb_array_reset(omb_work *w); /* executions back to 0 (measure.c, after the untimed runs) */
+void omb_array_verify(const omb_construct *c, omb_work *w, omb_copies *out);
+void omb_array_tally(const omb_construct *c, const omb_work *w, omb_result *r); /* after omb_measure */
+int omb_array_counts_ok(const omb_result *r);
 
 /* report.c: checks, terminal output and the profile */
 typedef struct {
@@ -143,8 +197,8 @@ typedef struct {
     hp_timers timers;
 } omb_bench;
 
-enum { R_CALIBRATION, R_SYNC, R_SCHED, R_SELFTEST, R_TOTAL };
-enum { OMB_MAX_CHECKS = 4 };
+enum { R_CALIBRATION, R_SYNC, R_SCHED, R_ARRAY, R_SELFTEST, R_TOTAL };
+enum { OMB_MAX_CHECKS = 6 };
 typedef struct {
     hp_check checks[OMB_MAX_CHECKS];
     int nchecks;

@@ -1,11 +1,12 @@
 /* Options of hybridperf-ompbench and the list of measurements they select.
  *
  * The defaults are EPCC v4's: 1000 us target per sample, a 0.1 us delay, 20 outer repetitions,
- * 1024 iterations per thread and power-of-two chunk sizes for the schedules. A group (--bench)
+ * 1024 iterations per thread, power-of-two chunk sizes for the schedules and the powers of 3 up to
+ * 59049 for the array sizes of the data clauses. A group (--bench)
  * or an explicit list (--constructs) chooses what runs; both are checked here, before MPI work
  * starts, so a typo costs one clear line rather than a half-finished run. Both lists arrive split
  * into words by the option table (HP_ARG_LIST, which already rejects empty and repeated words);
- * here each word only becomes what it names, a construct or a chunk size. */
+ * here each word only becomes what it names, a construct, a chunk size or an array size. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +17,7 @@ int omb_params_table(omb_params *p, hp_arg *args)
 {
     *p = (omb_params){.bench = "sync",
                       .chunks = {.n = 1, .item = {"pow2"}},
+                      .sizes = {.n = 1, .item = {"pow3"}},
                       .test_time_us = 1000.0,
                       .delay_time_us = 0.1,
                       .extra_delay_us = 1.0,
@@ -24,12 +26,14 @@ int omb_params_table(omb_params *p, hp_arg *args)
                       .iters_per_thread = 1024};
     const hp_arg table[] = {
         {HP_OPTION("bench", 'b', HP_ARG_CHOICE, &p->bench, "GROUP",
-                   "what to measure: sync (EPCC syncbench), sched (schedbench), all (both), selftest (EMPTY "
-                   "and KNOWN_DELAY, the method's own checks)"),
-         .choices = "sync|sched|all|selftest"},
+                   "what to measure: sync (EPCC syncbench), sched (schedbench), array (arraybench: PRIVATE, "
+                   "FIRSTPRIVATE, COPYPRIVATE, COPYIN x array sizes), all (the three), selftest (EMPTY and "
+                   "KNOWN_DELAY, the method's own checks)"),
+         .choices = "sync|sched|array|all|selftest"},
         {HP_OPTION("constructs", 'c', HP_ARG_LIST, &p->constructs, "LIST",
                    "comma-separated constructs instead of a group, e.g. PARALLEL,BARRIER,DYNAMIC (names in "
-                   "docs/ompbench.md; STATICN, DYNAMIC and GUIDED run once per chunk size)")},
+                   "docs/ompbench.md; STATICN, DYNAMIC and GUIDED run once per chunk size, the array "
+                   "constructs once per array size)")},
         {HP_OPTION("test-time", 't', HP_ARG_REAL, &p->test_time_us, "US",
                    "target duration of one timed sample, microseconds (EPCC --test-time)"),
          .min_rule = HP_MIN_EXCLUSIVE},
@@ -48,6 +52,9 @@ int omb_params_table(omb_params *p, hp_arg *args)
         {HP_OPTION("chunks", 0, HP_ARG_LIST, &p->chunks, "LIST",
                    "schedules: chunk sizes, comma-separated, or pow2 = 1, 2, 4, ... up to --iters-per-thread "
                    "(guided: up to --iters-per-thread / threads)")},
+        {HP_OPTION("array-sizes", 0, HP_ARG_LIST, &p->sizes, "LIST",
+                   "array group: elements of the array each clause copies, comma-separated powers of 3 up to "
+                   "59049 (EPCC's sizes, one set of static arrays each), or pow3 = all of them")},
         {HP_OPTION("test-extra-delay-us", 0, HP_ARG_REAL, &p->extra_delay_us, "US",
                    "KNOWN_DELAY self-test: spinning added per repetition, microseconds"),
          .min_rule = HP_MIN_EXCLUSIVE},
@@ -64,9 +71,10 @@ int omb_params_table(omb_params *p, hp_arg *args)
 
 static const omb_construct *find_construct(const char *name)
 {
-    const omb_construct *tables[] = {omb_sync_constructs, omb_sched_constructs, omb_selftest_constructs};
-    const int counts[] = {omb_sync_count, omb_sched_count, omb_selftest_count};
-    for (int t = 0; t < 3; t++)
+    const omb_construct *tables[] = {omb_sync_constructs, omb_sched_constructs, omb_array_constructs,
+                                     omb_selftest_constructs};
+    const int counts[] = {omb_sync_count, omb_sched_count, omb_array_count, omb_selftest_count};
+    for (int t = 0; t < 4; t++)
         for (int k = 0; k < counts[t]; k++)
             if (strcasecmp(tables[t][k].name, name) == 0) return &tables[t][k];
     return NULL;
@@ -85,7 +93,8 @@ static int add_construct(omb_params *p, const char *word, char *err, size_t errl
         snprintf(err, errlen,
                  "--constructs: unknown construct '%s' (known: PARALLEL, FOR, PARALLEL_FOR, BARRIER, "
                  "BARRIER_VAR, SINGLE, CRITICAL, LOCK_CONTENDED, LOCK_UNCONTENDED, ORDERED, ATOMIC, "
-                 "ATOMIC_SEQCST, REDUCTION, STATIC, STATICN, DYNAMIC, GUIDED, EMPTY, KNOWN_DELAY)",
+                 "ATOMIC_SEQCST, REDUCTION, STATIC, STATICN, DYNAMIC, GUIDED, PRIVATE, FIRSTPRIVATE, "
+                 "COPYPRIVATE, COPYIN, EMPTY, KNOWN_DELAY)",
                  word);
         return -1;
     }
@@ -98,45 +107,88 @@ static int add_construct(omb_params *p, const char *word, char *err, size_t errl
     return 0;
 }
 
-/* One word of --chunks: a whole number from 1 to --iters-per-thread, not listed before. */
-static int add_chunk(omb_params *p, const char *word, char *err, size_t errlen)
+/* A list option of whole numbers: its name, the keyword that stands for the default set, where the
+ * numbers go, and what a number may be. */
+typedef struct {
+    const char *option, *keyword;
+    const hp_list *words;
+    int *values, *count, max_count;
+    int (*allowed)(const omb_params *p, long v, char *err, size_t errlen); /* 0, or -1 with a message */
+} number_list;
+
+static int chunk_allowed(const omb_params *p, long v, char *err, size_t errlen)
+{
+    if (v <= p->iters_per_thread) return 0;
+    snprintf(err, errlen, "--chunks: %ld exceeds --iters-per-thread %d", v, p->iters_per_thread);
+    return -1;
+}
+
+static int size_allowed(const omb_params *p, long v, char *err, size_t errlen)
+{
+    (void)p;
+    if (omb_array_size_index(v) >= 0) return 0;
+    snprintf(err, errlen,
+             "--array-sizes: %ld is not one of EPCC's sizes 1, 3, 9, ..., 59049 (the powers of 3; each has its own "
+             "static arrays)",
+             v);
+    return -1;
+}
+
+/* One word of a number list: a whole number >= 1 that the list allows, not listed before. */
+static int add_number(const omb_params *p, const number_list *l, const char *word, char *err, size_t errlen)
 {
     char *end;
     const long v = strtol(word, &end, 10);
     if (end == word || *end || v < 1) {
         char text[HP_LIST_MAX * HP_LIST_WORD];
-        hp_list_format(&p->chunks, text, sizeof text);
-        snprintf(err, errlen, "--chunks must be pow2 or comma-separated whole numbers >= 1, got '%s'", text);
+        hp_list_format(l->words, text, sizeof text);
+        snprintf(err, errlen, "%s must be %s or comma-separated whole numbers >= 1, got '%s'", l->option, l->keyword,
+                 text);
         return -1;
     }
-    if (v > p->iters_per_thread) {
-        snprintf(err, errlen, "--chunks: %ld exceeds --iters-per-thread %d", v, p->iters_per_thread);
+    if (l->allowed(p, v, err, errlen)) return -1;
+    if (*l->count == l->max_count) {
+        snprintf(err, errlen, "%s: at most %d values", l->option, l->max_count);
         return -1;
     }
-    if (p->nchunks == OMB_MAX_CHUNKS) {
-        snprintf(err, errlen, "--chunks: at most %d chunk sizes", OMB_MAX_CHUNKS);
-        return -1;
-    }
-    for (int k = 0; k < p->nchunks; k++)
-        if (p->chunk[k] == v) {
-            snprintf(err, errlen, "--chunks: %ld is listed twice", v);
+    for (int k = 0; k < *l->count; k++)
+        if (l->values[k] == v) {
+            snprintf(err, errlen, "%s: %ld is listed twice", l->option, v);
             return -1;
         }
-    p->chunk[p->nchunks++] = (int)v;
+    l->values[(*l->count)++] = (int)v;
+    return 0;
+}
+
+static int parse_numbers(const omb_params *p, const number_list *l, char *err, size_t errlen)
+{
+    *l->count = 0;
+    for (int k = 0; k < l->words->n; k++)
+        if (add_number(p, l, l->words->item[k], err, errlen)) return -1;
     return 0;
 }
 
 static int parse_chunks(omb_params *p, char *err, size_t errlen)
 {
-    p->nchunks = 0;
     p->chunks_pow2 = p->chunks.n == 1 && strcmp(p->chunks.item[0], "pow2") == 0;
     if (p->chunks_pow2) {
+        p->nchunks = 0;
         for (int c = 1; c <= p->iters_per_thread; c *= 2) p->chunk[p->nchunks++] = c;
         return 0;
     }
-    for (int k = 0; k < p->chunks.n; k++)
-        if (add_chunk(p, p->chunks.item[k], err, errlen)) return -1;
-    return 0;
+    const number_list l = {"--chunks", "pow2", &p->chunks, p->chunk, &p->nchunks, OMB_MAX_CHUNKS, chunk_allowed};
+    return parse_numbers(p, &l, err, errlen);
+}
+
+static int parse_sizes(omb_params *p, char *err, size_t errlen)
+{
+    if (p->sizes.n == 1 && strcmp(p->sizes.item[0], "pow3") == 0) {
+        for (p->nsizes = 0; p->nsizes < OMB_ARRAY_NSIZES; p->nsizes++)
+            p->size[p->nsizes] = omb_array_size_at(p->nsizes);
+        return 0;
+    }
+    const number_list l = {"--array-sizes", "pow3", &p->sizes, p->size, &p->nsizes, OMB_ARRAY_NSIZES, size_allowed};
+    return parse_numbers(p, &l, err, errlen);
 }
 
 int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen)
@@ -155,7 +207,7 @@ int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err,
         snprintf(err, errlen, "--delay-time and --delay-length both given; the length fixes the delay, give one");
         return -1;
     }
-    if (parse_chunks(p, err, errlen)) return -1;
+    if (parse_chunks(p, err, errlen) || parse_sizes(p, err, errlen)) return -1;
     p->nselected = 0;
     if (p->constructs.n) {
         for (int k = 0; k < p->constructs.n; k++)
@@ -166,8 +218,20 @@ int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err,
         add_group(p, omb_sync_constructs, omb_sync_count);
     if (strcmp(p->bench, "sched") == 0 || strcmp(p->bench, "all") == 0)
         add_group(p, omb_sched_constructs, omb_sched_count);
+    if (strcmp(p->bench, "array") == 0 || strcmp(p->bench, "all") == 0)
+        add_group(p, omb_array_constructs, omb_array_count);
     if (strcmp(p->bench, "selftest") == 0) add_group(p, omb_selftest_constructs, omb_selftest_count);
     return 0;
+}
+
+/* One item named NAME or NAME_n. */
+static void add_item(omb_item *item, const omb_construct *c, const char *family, int chunk, int size)
+{
+    *item = (omb_item){.construct = c, .chunk = chunk, .size = size};
+    if (chunk || size)
+        snprintf(item->name, OMB_NAME_LEN, "%s_%d", family, chunk ? chunk : size);
+    else
+        snprintf(item->name, OMB_NAME_LEN, "%s", family);
 }
 
 int omb_select(const omb_params *p, int threads, omb_item *items)
@@ -175,19 +239,15 @@ int omb_select(const omb_params *p, int threads, omb_item *items)
     int n = 0;
     for (int k = 0; k < p->nselected; k++) {
         const omb_construct *c = p->selected[k];
-        if (!c->chunked) {
-            items[n] = (omb_item){.construct = c};
-            snprintf(items[n].name, OMB_NAME_LEN, "%s", c->name);
-            n++;
-            continue;
-        }
+        if (c->axis == OMB_ONCE) add_item(&items[n++], c, c->name, 0, 0);
+        if (c->axis == OMB_PER_SIZE)
+            for (int i = 0; i < p->nsizes; i++) add_item(&items[n++], c, c->name, 0, p->size[i]);
+        if (c->axis != OMB_PER_CHUNK) continue;
         const char *family = strcmp(c->name, "STATICN") == 0 ? "STATIC" : c->name;
         const int guided_limit = p->chunks_pow2 && strcmp(c->name, "GUIDED") == 0;
         for (int i = 0; i < p->nchunks; i++) {
             if (guided_limit && p->chunk[i] > p->iters_per_thread / threads) continue;
-            items[n] = (omb_item){.construct = c, .chunk = p->chunk[i]};
-            snprintf(items[n].name, OMB_NAME_LEN, "%s_%d", family, p->chunk[i]);
-            n++;
+            add_item(&items[n++], c, family, p->chunk[i], 0);
         }
     }
     return n;
@@ -196,7 +256,8 @@ int omb_select(const omb_params *p, int threads, omb_item *items)
 const char *const omb_usage = "mpirun [MPI options] hybridperf-ompbench [options]";
 const char *const omb_summary =
     "EPCC-style OpenMP overheads: synchronisation constructs (parallel, for, barrier, single, critical,\n"
-    "locks, ordered, atomic, reduction) and loop schedules (static, dynamic, guided x chunk sizes),\n"
+    "locks, ordered, atomic, reduction), loop schedules (static, dynamic, guided x chunk sizes) and\n"
+    "data clauses (private, firstprivate, copyprivate, copyin x array sizes),\n"
     "each timed around a calibrated delay against a reference without the construct, with a 95%\n"
     "confidence interval, in microseconds and core cycles. Every MPI rank measures with its own\n"
     "threads at the same time; rank 0 reports. OMP_NUM_THREADS sets threads per rank.\n"

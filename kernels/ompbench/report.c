@@ -30,6 +30,11 @@ void omb_print_result(const omb_bench *b, const omb_result *r)
     printf("%s overhead = %.6f us +/- %.6f (95%% CI of the mean)", r->item.name, r->overhead_us, r->ci95_us);
     if (b->clock_hz > 0) printf(" = %.0f cycles", cycles(b, r->overhead_us));
     printf("; median %.6f us; EPCC's +/- %.6f\n", r->median_overhead_us, r->epcc_pm_us);
+    if (r->copies.checked)
+        printf("%s copies: %d distinct for %d threads, %s; %ld timed executions (%s %ld)\n", r->item.name,
+               r->copies.distinct, b->threads, r->copies.ok ? "as the clause promises" : "NOT as the clause promises",
+               r->executions_total, omb_array_counts_ok(r) ? "as declared:" : "NOT as declared,",
+               r->executions_expected);
     if (b->nranks > 1)
         printf("%s overhead across %d ranks: min %.6f (rank %d), avg %.6f, max %.6f (rank %d) us\n", r->item.name,
                b->nranks, r->across.min, r->across.min_rank, r->across.avg, r->across.max, r->across.max_rank);
@@ -83,6 +88,19 @@ void omb_collect_results(omb_bench *b, omb_results *out)
     if (known)
         out->checks[n++] = worst_across_ranks(
             b, hp_check_make("known_delay", known->diff.median, p->extra_delay_us, 0.1 * p->extra_delay_us));
+    /* The array group: measurements whose copies or execution counts are not what was declared. */
+    int arrays = 0, bad_copies = 0, bad_counts = 0;
+    for (int k = 0; k < b->nresults; k++) {
+        const omb_result *x = &b->results[k];
+        if (!x->copies.checked) continue;
+        arrays++;
+        bad_copies += !x->copies.ok;
+        bad_counts += !omb_array_counts_ok(x);
+    }
+    if (arrays) {
+        out->checks[n++] = worst_across_ranks(b, hp_check_make("array_copies", bad_copies, 0.0, 0.0));
+        out->checks[n++] = worst_across_ranks(b, hp_check_make("array_executions", bad_counts, 0.0, 0.0));
+    }
     out->nchecks = n;
     out->clock_hz = hp_stat_across(&b->comm, b->clock_hz, MPI_COMM_WORLD);
     out->delay_us = hp_stat_across(&b->comm, 1e6 * b->delay_measured_s, MPI_COMM_WORLD);
@@ -127,6 +145,43 @@ static void stats_json(hp_json *j, const char *key, const omb_stats *s)
     hp_json_object_end(j);
 }
 
+/* 1 / 0 as true / false, -1 (not promised by the clause) as null. */
+static void tristate_json(hp_json *j, const char *key, int v)
+{
+    if (v < 0)
+        hp_json_null(j, key);
+    else
+        hp_json_bool(j, key, v);
+}
+
+static void copies_json(hp_json *j, const omb_copies *c)
+{
+    hp_json_object_begin(j, "copies");
+    hp_json_int(j, "distinct", c->distinct);
+    hp_json_bool(j, "separate_from_master", c->separate);
+    tristate_json(j, "initialised", c->initialised);
+    hp_json_bool(j, "kept", c->kept);
+    tristate_json(j, "master_intact", c->master_intact);
+    if (c->source >= 0)
+        hp_json_int(j, "source_thread", c->source);
+    else
+        hp_json_null(j, "source_thread");
+    hp_json_bool(j, "ok", c->ok);
+    hp_json_object_end(j);
+}
+
+static void executions_json(hp_json *j, const omb_result *x)
+{
+    hp_json_object_begin(j, "executions");
+    hp_json_string(j, "by", x->executions_by_one ? "one thread per region" : "every thread");
+    hp_json_int(j, "per_thread_min", x->executions_min);
+    hp_json_int(j, "per_thread_max", x->executions_max);
+    hp_json_int(j, "total", x->executions_total);
+    hp_json_int(j, "expected_total", x->executions_expected);
+    hp_json_bool(j, "ok", omb_array_counts_ok(x));
+    hp_json_object_end(j);
+}
+
 static void result_json(hp_json *j, const omb_bench *b, const omb_result *x)
 {
     const omb_construct *c = x->item.construct;
@@ -135,10 +190,17 @@ static void result_json(hp_json *j, const omb_bench *b, const omb_result *x)
     hp_json_string(j, "construct", c->name);
     hp_json_string(j, "group", c->group);
     hp_json_string(j, "description", c->what);
-    if (c->chunked)
+    if (c->axis == OMB_PER_CHUNK)
         hp_json_int(j, "chunk", x->item.chunk);
     else
         hp_json_null(j, "chunk");
+    if (c->axis == OMB_PER_SIZE) {
+        hp_json_int(j, "array_size", x->item.size);
+        copies_json(j, &x->copies);
+        executions_json(j, x);
+    } else {
+        hp_json_null(j, "array_size");
+    }
     hp_json_string(j, "reference", c->ref_name);
     hp_json_int(j, "inner_reps", x->reps);
     hp_json_int(j, "reference_inner_reps", x->ref_reps);

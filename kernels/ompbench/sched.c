@@ -61,9 +61,9 @@ static void test_guided(omb_work *w, long reps)
 }
 
 const omb_construct omb_sched_constructs[] = {
-    {"STATIC", "sched", test_static, reference_schedule, "schedule", 0, 0, "schedule(static), no chunk size"},
-    {"STATICN", "sched", test_static_chunk, reference_schedule, "schedule", 0, 1, "schedule(static, n)"},
-    {"DYNAMIC", "sched", test_dynamic, reference_schedule, "schedule", 0, 1, "schedule(dynamic, n)"},
-    {"GUIDED", "sched", test_guided, reference_schedule, "schedule", 0, 1, "schedule(guided, n)"},
+    {"STATIC", "sched", test_static, reference_schedule, "schedule", 0, OMB_ONCE, "schedule(static), no chunk size"},
+    {"STATICN", "sched", test_static_chunk, reference_schedule, "schedule", 0, OMB_PER_CHUNK, "schedule(static, n)"},
+    {"DYNAMIC", "sched", test_dynamic, reference_schedule, "schedule", 0, OMB_PER_CHUNK, "schedule(dynamic, n)"},
+    {"GUIDED", "sched", test_guided, reference_schedule, "schedule", 0, OMB_PER_CHUNK, "schedule(guided, n)"},
 };
 const int omb_sched_count = (int)(sizeof omb_sched_constructs / sizeof *omb_sched_constructs);

@@ -20,9 +20,9 @@ static void test_known_delay(omb_work *w, long reps)
 }
 
 const omb_construct omb_selftest_constructs[] = {
-    {"EMPTY", "selftest", omb_reference_delay, omb_reference_delay, "delay", 0, 0,
+    {"EMPTY", "selftest", omb_reference_delay, omb_reference_delay, "delay", 0, OMB_ONCE,
      "self-test: the reference itself, overhead 0"},
-    {"KNOWN_DELAY", "selftest", test_known_delay, omb_reference_delay, "delay", 0, 0,
+    {"KNOWN_DELAY", "selftest", test_known_delay, omb_reference_delay, "delay", 0, OMB_ONCE,
      "self-test: the delay plus --test-extra-delay-us of spinning per repetition"},
 };
 const int omb_selftest_count = (int)(sizeof omb_selftest_constructs / sizeof *omb_selftest_constructs);

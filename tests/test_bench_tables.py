@@ -91,6 +91,12 @@ def test_a_bench_without_its_peer_skips_with_a_message():
     assert out.returncode == 0 and "CLOMP 1.2 (CLOMP_REF) not available: skipped" in out.stdout
 
 
+def test_the_chain_bench_without_imb_skips_with_a_message():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "mixbench_chain_vs_imb.py"), "--repeats", "1"],
+                         env={"PATH": "/usr/bin:/bin", "HYBRIDPERF_IMB": ""}, capture_output=True, text=True)
+    assert out.returncode == 0 and "IMB-MPI1 (HYBRIDPERF_IMB) not available: skipped" in out.stdout
+
+
 def test_series_options_go_together():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--series", "x"],
                          capture_output=True, text=True)

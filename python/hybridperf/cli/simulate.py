@@ -165,12 +165,13 @@ def _chain(described: cluster.ClusterSpec, cores: tuple[int, ...] | None, sizes:
         overhead.add_row(str(p), f"{1e6 * send:.3f}", f"{1e6 * split:.3f}",
                          f"{send / found[counts[0]]['sendrecv']:.2f}")
     console.print(overhead)
-    bandwidth = Table(title=f"{title}: Sendrecv bandwidth, 2 x bytes / t_max (MB/s), against the size")
-    for col in ("bytes", *(f"{p} ranks" for p in counts)):
+    bandwidth = Table(title=f"{title}: Sendrecv bandwidth, 2 x bytes / t_max (MB/s), per size (rows) and rank "
+                            "count (columns)")
+    for col in ("bytes", *map(str, counts)):
         bandwidth.add_column(col, justify="right")
     by = {(q.ranks, q.bytes): q for q in points if q.loop == "sendrecv"}
     for size in sizes:
-        bandwidth.add_row(str(size), *(f"{by[p, size].bandwidth_MBps:,.1f}" for p in counts))
+        bandwidth.add_row(str(size), *(f"{by[p, size].bandwidth_MBps:,.0f}" for p in counts))
     console.print(bandwidth)
 
 

@@ -37,6 +37,9 @@ BENCHES = {
                            "EPCC_BENCH_DIR=~/.cache/epcc-v4 .venv/bin/python bench/arraybench_vs_epcc.py"),
     "mixbench_vs_pingpong": ("hybridperf-mixbench against a plain MPI ping-pong",
                              ".venv/bin/python bench/mixbench_vs_pingpong.py"),
+    "mixbench_chain_vs_imb": ("hybridperf-mixbench's chain against IMB-MPI1 Sendrecv",
+                              "HYBRIDPERF_IMB=~/.cache/imb/src/IMB-MPI1 "
+                              ".venv/bin/python bench/mixbench_chain_vs_imb.py"),
     "spmv_bandwidth": ("hybridperf-spmv against STREAM and scipy.sparse", ".venv/bin/python bench/spmv_bandwidth.py"),
     "calibrated_model": ("The calibrated model against measurement", ".venv/bin/python bench/calibrated_model.py"),
     "simulate_scale": ("The simulator at 1,024 ranks", ".venv/bin/python bench/simulate_scale.py"),

@@ -113,6 +113,12 @@ def test_epcc_overhead_lines_name_the_construct_and_size_as_ours():
     assert ompbench_vs_epcc.overheads(text) == {"COPYIN_729": 1.857, "PARALLEL": 0.61}
 
 
+def test_the_chain_bench_without_imb_skips_with_a_message():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "mixbench_chain_vs_imb.py"), "--repeats", "1"],
+                         env={"PATH": "/usr/bin:/bin", "HYBRIDPERF_IMB": ""}, capture_output=True, text=True)
+    assert out.returncode == 0 and "IMB-MPI1 (HYBRIDPERF_IMB) not available: skipped" in out.stdout
+
+
 def test_series_options_go_together():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--series", "x"],
                          capture_output=True, text=True)

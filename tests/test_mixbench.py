@@ -217,6 +217,57 @@ def test_alternating_runs_on_one_rank(run_mixbench):
     assert p["mixbench"]["alternating"]["threads"] == 2
 
 
+CHAIN_TABLES = ("chain_sendrecv", "chain_send_irecv_wait")
+CHAIN_CALLS = {"chain_sendrecv": 1, "chain_send_irecv_wait": 3}  # MPI_Sendrecv | MPI_Irecv, MPI_Send, MPI_Wait
+
+
+@pytest.mark.parametrize("ranks,counts", [(2, [2]), (3, [2, 3]), (4, [2, 4])])
+def test_chain_counts_every_rank_message_and_byte_of_both_loops(run_mixbench, ranks, counts):
+    sizes = [1, 8192, 8193, 65536]  # the chain adds 0 bytes; 8193 and above use --iters-large
+    p = ok(run_mixbench(ranks, 1, ["--bench", "chain", "--sizes", ",".join(map(str, sizes)), *QUICK]))
+    assert p["run"]["mpi_thread_level"]["requested"] == "MPI_THREAD_SINGLE"
+    tables = p["mixbench"]["tables"]
+    assert set(tables) == set(CHAIN_TABLES)
+    calls = messages = volume = 0
+    per_rank = [0] * ranks  # messages each rank sent: a rank sends one per iteration of every chain it is in
+    bins: dict[int, int] = {}
+    for name in CHAIN_TABLES:
+        rows = tables[name]
+        assert [(r["ranks"], r["bytes"]) for r in rows] == [(c, m) for c in counts for m in [0, *sizes]]
+        for r in rows:
+            n, c = iterations(r["bytes"]), r["ranks"]
+            assert r["iterations"] == n
+            assert r["messages"] == r["expected_messages"] == c * n  # one send per iteration on each of c ranks
+            assert r["bytes_sent"] == r["expected_bytes"] == c * n * r["bytes"]
+            assert r["errors"] == 0
+            assert r["bandwidth_MBps"] == pytest.approx(2 * r["bytes"] / r["time"]["max"] / 1e6, rel=1e-12)
+            assert r["time"]["max_rank"] < c and r["time"]["min_rank"] < c  # only the chain's ranks measure
+            calls += CHAIN_CALLS[name] * c * n
+            messages += c * n
+            volume += c * n * r["bytes"]
+            bins[bin_of(r["bytes"])] = bins.get(bin_of(r["bytes"]), 0) + c * n
+            for rank in range(c):
+                per_rank[rank] += n
+    p2p = p["comm"]["p2p"]
+    assert (p2p["calls"], p2p["messages"], p2p["bytes"]) == (calls, messages, volume)
+    assert (p2p["messages_per_rank"]["min"], p2p["messages_per_rank"]["max"]) == (min(per_rank), max(per_rank))
+    assert histogram(p, "p2p") == bins
+    assert p["comm"]["collective"]["calls"] == 0 and p["comm"]["barrier"]["calls"] == 0
+    summary = p["mixbench"]["chain"]["per_rank_count"]
+    assert [s["ranks"] for s in summary] == counts
+    for s in summary:
+        for loop, name in (("sendrecv", "chain_sendrecv"), ("send_irecv_wait", "chain_send_irecv_wait")):
+            rows = [r for r in tables[name] if r["ranks"] == s["ranks"]]
+            assert s[loop]["overhead_s"] == rows[0]["time"]["max"] and rows[0]["bytes"] == 0
+            peak = max(rows, key=lambda r: r["bandwidth_MBps"])
+            assert (s[loop]["peak_bytes"], s[loop]["peak_bandwidth_MBps"]) == (peak["bytes"], peak["bandwidth_MBps"])
+    assert set(p["mixbench"]["hockney"]) == {f"{name}_p{c}" for name in CHAIN_TABLES for c in counts}
+    figures = {f["name"]: f for f in p["figures_of_merit"]}
+    world = [r for r in tables["chain_sendrecv"] if r["ranks"] == ranks]
+    assert figures["chain_overhead"]["value"] == pytest.approx(1e6 * world[0]["time"]["max"], rel=1e-12)
+    assert figures["chain_bandwidth"]["better"] == "higher"
+
+
 # ---------------------------------------------------------------- the Hockney fit
 
 
@@ -294,6 +345,7 @@ SINGLE_RANK_CASES = [
     (["--bench", "halo", "--thread-level", "single"],
      "--thread-level single is too low for --bench halo, which needs MPI_THREAD_FUNNELED"),
     (["--bench", "pingpong"], "--bench pingpong needs at least 2 ranks, got 1"),
+    (["--bench", "chain"], "--bench chain needs at least 2 ranks, got 1"),
     (["--bench", "bogus"], "--bench must be one of"),
     (["--iters", "0"], "--iters must be >= 1, got 0"),
     (["--bench", "alternating", "--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),

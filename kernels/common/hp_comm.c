@@ -92,6 +92,13 @@ void hp_waitall(hp_comm *c, int n, MPI_Request *reqs)
     if (statuses != local) free(statuses);
 }
 
+void hp_wait(hp_comm *c, MPI_Request *req)
+{
+    double t0 = hp_comm_begin(c);
+    MPI_Wait(req, MPI_STATUS_IGNORE);
+    hp_comm_record(c, HP_P2P, t0, 0, 0);
+}
+
 int hp_test(hp_comm *c, MPI_Request *req)
 {
     double t0 = hp_comm_begin(c);

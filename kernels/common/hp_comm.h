@@ -36,6 +36,7 @@ void hp_isend(hp_comm *c, const void *buf, int count, MPI_Datatype type, int des
               MPI_Request *req);
 void hp_irecv(hp_comm *c, void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req);
 void hp_waitall(hp_comm *c, int n, MPI_Request *reqs);
+void hp_wait(hp_comm *c, MPI_Request *req);
 /* MPI_Test: 1 when the request has completed. */
 int hp_test(hp_comm *c, MPI_Request *req);
 /* Collective over comm: *out holds the first `size` ranks of comm (same order), MPI_COMM_NULL on

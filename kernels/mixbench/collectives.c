@@ -10,16 +10,6 @@
 
 #include "mixbench.h"
 
-enum { MAX_COUNTS = 32 };
-
-static int rank_counts(int nranks, int *counts)
-{
-    int n = 0;
-    for (int p = 2; p < nranks; p *= 2) counts[n++] = p;
-    counts[n++] = nranks;
-    return n;
-}
-
 static void allreduce_rows(mb_state *s, MPI_Comm sub, int p, double *in, double *out)
 {
     const mb_params *pr = &s->p;
@@ -68,9 +58,9 @@ static void barrier_row(mb_state *s, MPI_Comm sub, int p)
 
 void mb_collectives(mb_state *s)
 {
-    int counts[MAX_COUNTS];
-    const int n = rank_counts(s->nranks, counts);
-    MPI_Comm subs[MAX_COUNTS];
+    int counts[MB_MAX_RANK_COUNTS];
+    const int n = mb_rank_counts(s->nranks, counts);
+    MPI_Comm subs[MB_MAX_RANK_COUNTS];
     for (int k = 0; k < n; k++) hp_subcomm_create(s->run->world, counts[k], &subs[k]);
     const int max = s->p.sizes[s->p.nsizes - 1];
     const size_t doubles = (size_t)max / sizeof(double) + 1;

@@ -17,10 +17,9 @@
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
-static const char *const bench_regions[] = {"pingpong", "collectives", "mixed", "halo", "alternating"};
 static void (*const bench_functions[])(mb_state *) = {mb_pingpong, mb_collectives, mb_mixed, mb_halo,
-                                                      mb_alternating_run};
-enum { NBENCHES = 5 };
+                                                      mb_alternating_run, mb_chain};
+_Static_assert(sizeof bench_functions / sizeof *bench_functions == MB_NBENCHES, "a function per benchmark");
 
 /* The level to request, from argv alone; options that do not parse get FUNNELED and are reported
  * once MPI runs. */
@@ -141,12 +140,12 @@ static void run_benchmarks(mb_state *s)
 {
     hp_timers *t = &s->timers;
     hp_timers_init(t, 1);
-    int ids[NBENCHES];
-    for (int k = 0; k < NBENCHES; k++)
-        if (s->p.benches & (1u << k)) ids[k] = hp_timer_add(t, bench_regions[k]);
+    int ids[MB_NBENCHES];
+    for (int k = 0; k < MB_NBENCHES; k++)
+        if (s->p.benches & (1u << k)) ids[k] = hp_timer_add(t, mb_bench_names[k]);
     const int total = hp_timer_add(t, "total");
     hp_timer_start(t, total);
-    for (int k = 0; k < NBENCHES; k++) {
+    for (int k = 0; k < MB_NBENCHES; k++) {
         if (!(s->p.benches & (1u << k))) continue;
         hp_timer_start(t, ids[k]);
         bench_functions[k](s);

@@ -29,10 +29,14 @@
 #define MB_MAX_SIZE (1 << 30) /* bytes; MPI counts are ints and buffers are allocated per rank */
 #define MB_LARGE_MESSAGE 8192 /* above this, --iters-large and --warmup-large apply (OSU's threshold) */
 #define MB_MAX_PAIRS 64
-#define MB_MAX_FITS (MB_NTABLES + 32) /* one per table, allreduce one per rank count */
+#define MB_MAX_RANK_COUNTS 32 /* p = 2, 4, 8, ... and the world size */
+#define MB_MAX_FITS (MB_NTABLES + 3 * MB_MAX_RANK_COUNTS) /* one per table; allreduce and chains one per rank count */
 
 /* Benchmarks (bit set) and mixed-mode styles (bit set). */
-enum { MB_PINGPONG = 1, MB_COLLECTIVES = 2, MB_MIXED = 4, MB_HALO = 8, MB_ALTERNATING = 16 };
+/* Benchmark k is bit 1 << k and is named mb_bench_names[k] (also its region's name). */
+enum { MB_PINGPONG = 1, MB_COLLECTIVES = 2, MB_MIXED = 4, MB_HALO = 8, MB_ALTERNATING = 16, MB_CHAIN = 32 };
+enum { MB_NBENCHES = 6 };
+extern const char *const mb_bench_names[MB_NBENCHES];
 typedef enum { MB_SINGLE, MB_MASTERONLY, MB_FUNNELLED, MB_MULTIPLE, MB_NSTYLES } mb_style;
 extern const char *const mb_style_names[MB_NSTYLES];
 
@@ -44,6 +48,8 @@ typedef enum {
     MB_T_MIXED_SINGLE, /* + style */
     MB_T_HALO_MASTERONLY = MB_T_MIXED_SINGLE + MB_NSTYLES,
     MB_T_HALO_FUNNELLED,
+    MB_T_CHAIN_SENDRECV,
+    MB_T_CHAIN_SEND_IRECV_WAIT,
     MB_NTABLES
 } mb_table;
 extern const char *const mb_table_names[MB_NTABLES];
@@ -73,6 +79,7 @@ typedef struct {
     int bytes;      /* message size: per message, per face (halo), per rank's contribution (allreduce) */
     int iterations; /* timed */
     hp_stat time;   /* seconds per operation over the ranks that measured it (one-way for ping-pongs) */
+    /* chains: time.max is the chain's time, IMB's t_max */
     long long messages, bytes_sent;              /* counted by hp_comm in the timed part, all ranks */
     long long expected_messages, expected_bytes; /* what the loop structure sends, all ranks */
     long long errors;                            /* wrong values seen by the data checks, all ranks */
@@ -118,6 +125,9 @@ typedef struct {
 int mb_iterations(const mb_params *p, int bytes);
 int mb_warmup(const mb_params *p, int bytes);
 mb_snapshot mb_snapshot_take(const hp_comm *c);
+/* The rank counts of the benchmarks that sweep p (collectives, chain): 2, 4, 8, ... below nranks, then
+ * nranks; returns how many. */
+int mb_rank_counts(int nranks, int *counts);
 /* Collective over the run's world: every rank passes its own timed seconds per operation (used only
  * when it measured), what it sent since `before`, what it was meant to send and the data errors
  * it saw; rank 0 appends the reduced row and prints it. */
@@ -138,6 +148,7 @@ void mb_collectives(mb_state *s);
 void mb_mixed(mb_state *s);
 void mb_halo(mb_state *s);
 void mb_alternating_run(mb_state *s);
+void mb_chain(mb_state *s);
 
 /* report.c */
 enum { MB_CHECKS = 3 };

@@ -18,8 +18,7 @@
 
 const char *const mb_style_names[MB_NSTYLES] = {"single", "masteronly", "funnelled", "multiple"};
 
-static const char *const bench_names[] = {"pingpong", "collectives", "mixed", "halo", "alternating"};
-enum { NBENCHES = 5 };
+const char *const mb_bench_names[MB_NBENCHES] = {"pingpong", "collectives", "mixed", "halo", "alternating", "chain"};
 
 int mb_params_table(mb_params *p, hp_arg *args)
 {
@@ -40,10 +39,10 @@ int mb_params_table(mb_params *p, hp_arg *args)
     const hp_arg table[] = {
         {HP_OPTION("bench", 'b', HP_ARG_CHOICE, &p->bench_name, "NAME",
                    "benchmark: network = pingpong + collectives; all = every one"),
-         .choices = "pingpong|collectives|mixed|halo|alternating|network|all"},
+         .choices = "pingpong|collectives|mixed|halo|alternating|chain|network|all"},
         {HP_OPTION("sizes", 0, HP_ARG_LIST, &p->size_list, "LIST",
                    "message sizes in bytes, comma-separated, suffixes K M G = 2^10 2^20 2^30 (e.g. 8,1K,1M); "
-                   "default: --min-size doubling up to --max-size")},
+                   "default: --min-size doubling up to --max-size; the chain adds 0 bytes")},
         {HP_OPTION("min-size", 0, HP_ARG_INT, &p->min_size, "BYTES", "smallest message size of the doubling range"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
         {HP_OPTION("max-size", 0, HP_ARG_INT, &p->max_size, "BYTES", "largest message size of the doubling range"),
@@ -215,9 +214,9 @@ static int is_set(const hp_arg *args, int nargs, const char *name)
 static unsigned benches_of(const char *name)
 {
     if (strcmp(name, "network") == 0) return MB_PINGPONG | MB_COLLECTIVES;
-    if (strcmp(name, "all") == 0) return MB_PINGPONG | MB_COLLECTIVES | MB_MIXED | MB_HALO | MB_ALTERNATING;
-    for (int k = 0; k < NBENCHES; k++)
-        if (strcmp(name, bench_names[k]) == 0) return 1u << k;
+    if (strcmp(name, "all") == 0) return (1u << MB_NBENCHES) - 1;
+    for (int k = 0; k < MB_NBENCHES; k++)
+        if (strcmp(name, mb_bench_names[k]) == 0) return 1u << k;
     return 0;
 }
 
@@ -299,7 +298,7 @@ int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, s
 
 int mb_params_check_run(const mb_params *p, int ranks, int provided, char *err, size_t errlen)
 {
-    const unsigned two_ranks = MB_PINGPONG | MB_COLLECTIVES | MB_MIXED;
+    const unsigned two_ranks = MB_PINGPONG | MB_COLLECTIVES | MB_MIXED | MB_CHAIN;
     if ((p->benches & two_ranks) && ranks < 2) {
         snprintf(err, errlen, "--bench %s needs at least 2 ranks, got %d", p->bench_name, ranks);
         return -1;
@@ -338,5 +337,7 @@ const char *const mb_summary =
     "Mixed-mode MPI+OpenMP and network-cost microbenchmarks: ping-pong latency and bandwidth between\n"
     "two ranks (OSU-style), allreduce and barrier against the number of ranks, EPCC's mixed-mode\n"
     "ping-pong (single, masteronly, funnelled, multiple), a 3-D halo exchange, and MPC's alternating\n"
-    "benchmark; Hockney alpha and beta fitted per table. OMP_NUM_THREADS sets threads per rank.\n"
+    "benchmark, and IMB's Sendrecv chain (MPI_Sendrecv against MPI_Send + MPI_Irecv + MPI_Wait, 0 bytes and\n"
+    "every size, p = 2, 4, 8, ... ranks); Hockney alpha and beta fitted per table. OMP_NUM_THREADS sets\n"
+    "threads per rank.\n"
     "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.";

@@ -9,17 +9,25 @@
 
 const char *const mb_table_names[MB_NTABLES] = {"pingpong",       "allreduce",        "barrier",
                                                 "mixed_single",   "mixed_masteronly", "mixed_funnelled",
-                                                "mixed_multiple", "halo_masteronly",  "halo_funnelled"};
+                                                "mixed_multiple", "halo_masteronly",  "halo_funnelled",
+                                                "chain_sendrecv", "chain_send_irecv_wait"};
 
 static int is_mixed(mb_table t) { return t >= MB_T_MIXED_SINGLE && t < MB_T_MIXED_SINGLE + MB_NSTYLES; }
 static int is_halo(mb_table t) { return t == MB_T_HALO_MASTERONLY || t == MB_T_HALO_FUNNELLED; }
 static int is_pingpong(mb_table t) { return t == MB_T_PINGPONG || is_mixed(t); }
+static int is_chain(mb_table t) { return t == MB_T_CHAIN_SENDRECV || t == MB_T_CHAIN_SEND_IRECV_WAIT; }
+/* Tables with a row per rank count and size: fitted, and summarised, per rank count. */
+static int per_rank_count(mb_table t) { return t == MB_T_ALLREDUCE || is_chain(t); }
+
+/* A row's time: the chain's is its slowest rank's (IMB's t_max), every other the average over ranks. */
+static double row_time(const mb_row *r) { return is_chain(r->table) ? r->time.max : r->time.avg; }
 
 /* MB/s as OSU prints it (10^6 bytes per second); for the K pairs of --pairs, their aggregate. */
 static double bandwidth(const mb_state *s, const mb_row *r)
 {
-    if (r->time.avg <= 0.0) return 0.0;
+    if (row_time(r) <= 0.0) return 0.0;
     if (is_halo(r->table)) return 6.0 * r->bytes / r->time.avg / 1e6; /* per rank, both directions' sends */
+    if (is_chain(r->table)) return 2.0 * r->bytes / r->time.max / 1e6; /* IMB Sendrecv: sent and received */
     const int pairs = r->table == MB_T_PINGPONG ? s->p.pairs : 1;
     return pairs * (double)r->bytes / r->time.avg / 1e6;
 }
@@ -62,6 +70,12 @@ static void print_table_header(const mb_state *s, mb_table table)
                mb_style_names[table - MB_T_MIXED_SINGLE], p->pair[0], p->pair[1], s->threads,
                s->threads > 1 ? "s" : "");
         printf("%-10s%18s%18s%18s\n", "# Size", "Latency (us)", "Bandwidth (MB/s)", "Ratio to single");
+    } else if (is_chain(table)) {
+        printf("# chain, %s: periodic, each rank sends to rank+1 and receives from rank-1 (IMB Sendrecv); t over "
+               "the first p ranks, bandwidth 2 x size / t_max\n",
+               table == MB_T_CHAIN_SENDRECV ? "MPI_Sendrecv" : "MPI_Irecv posted, then MPI_Send, MPI_Wait");
+        printf("%-8s%10s%14s%14s%14s%18s\n", "# Ranks", "Size", "t_min (us)", "t_max (us)", "t_avg (us)",
+               "Mbytes/sec");
     } else {
         printf("# halo exchange, %s style, grid %d x %d x %d, 6 faces per rank: time per exchange\n",
                table == MB_T_HALO_MASTERONLY ? "masteronly" : "funnelled", s->decomp.dims[0], s->decomp.dims[1],
@@ -81,6 +95,9 @@ void mb_print_row(const mb_state *s, const mb_row *r)
                us * r->time.max);
     else if (r->table == MB_T_BARRIER)
         printf("%-8d%14.2f%14.2f%14.2f\n", r->ranks, us * r->time.avg, us * r->time.min, us * r->time.max);
+    else if (is_chain(r->table))
+        printf("%-8d%10d%14.2f%14.2f%14.2f%18.2f\n", r->ranks, r->bytes, us * r->time.min, us * r->time.max,
+               us * r->time.avg, bandwidth(s, r));
     else if (is_mixed(r->table))
         printf("%-10d%18.2f%18.2f%18.2f\n", r->bytes, us * r->time.avg, bandwidth(s, r), ratio_to_single(s, r));
     else
@@ -88,7 +105,7 @@ void mb_print_row(const mb_state *s, const mb_row *r)
     fflush(stdout);
 }
 
-/* Rank 0: one fit per table of sizes, and one per rank count for allreduce. */
+/* Rank 0: one fit per table of sizes, and one per rank count for allreduce and the chains. */
 static void fit_tables(const mb_state *s, mb_results *out)
 {
     double *m = malloc((size_t)(s->nrows + 1) * sizeof *m), *t = malloc((size_t)(s->nrows + 1) * sizeof *t);
@@ -107,12 +124,13 @@ static void fit_tables(const mb_state *s, mb_results *out)
             for (int k = 0; k < s->nrows; k++)
                 if ((int)s->rows[k].table == table && s->rows[k].ranks == counts[c]) {
                     m[n] = s->rows[k].bytes;
-                    t[n++] = s->rows[k].time.avg;
+                    t[n++] = row_time(&s->rows[k]);
                 }
             hockney_fit *f = &out->fits[out->nfits];
             if (hockney_fit_points(m, t, n, s->p.fit_min, s->p.fit_max, f)) continue;
-            if (table == MB_T_ALLREDUCE)
-                snprintf(out->fit_names[out->nfits], sizeof out->fit_names[0], "allreduce_p%d", counts[c]);
+            if (per_rank_count((mb_table)table))
+                snprintf(out->fit_names[out->nfits], sizeof out->fit_names[0], "%s_p%d", mb_table_names[table],
+                         counts[c]);
             else
                 snprintf(out->fit_names[out->nfits], sizeof out->fit_names[0], "%s", mb_table_names[table]);
             out->nfits++;
@@ -166,6 +184,26 @@ static const mb_row *last_row(const mb_state *s, mb_table table, int ranks)
     return NULL;
 }
 
+/* The chain's row of highest bandwidth at p ranks (NULL when it has none). */
+static const mb_row *peak_row(const mb_state *s, mb_table table, int ranks)
+{
+    const mb_row *best = NULL;
+    for (int k = 0; k < s->nrows; k++) {
+        const mb_row *r = &s->rows[k];
+        if (r->table == table && r->ranks == ranks && (!best || bandwidth(s, r) > bandwidth(s, best))) best = r;
+    }
+    return best;
+}
+
+/* The chains' rank counts, in the order they ran. */
+static int chain_counts(const mb_state *s, int *counts)
+{
+    int n = 0;
+    for (int k = 0; k < s->nrows; k++)
+        if (s->rows[k].table == MB_T_CHAIN_SENDRECV && s->rows[k].bytes == 0) counts[n++] = s->rows[k].ranks;
+    return n;
+}
+
 static const hockney_fit *find_fit(const mb_results *r, const char *name)
 {
     for (int k = 0; k < r->nfits; k++)
@@ -190,15 +228,34 @@ static void print_alternating(const mb_state *s)
            a->busy_ranks.max_rank, a->busy_ranks.avg / a->baseline);
 }
 
+/* Per rank count: the 0-byte time (first row of each p) and the peak bandwidth of both loops. */
+static void print_chain(const mb_state *s)
+{
+    int counts[MB_MAX_RANK_COUNTS];
+    const int n = chain_counts(s, counts);
+    if (!n) return;
+    printf("\n# chain per rank count: 0-byte t_max (us) and peak bandwidth (Mbytes/sec at bytes)\n");
+    printf("%-8s%16s%22s%24s%24s\n", "# Ranks", "Sendrecv 0 B", "Send+Irecv+Wait 0 B", "Sendrecv peak",
+           "Send+Irecv+Wait peak");
+    for (int c = 0; c < n; c++) {
+        const mb_row *z[2] = {first_row(s, MB_T_CHAIN_SENDRECV, counts[c]),
+                              first_row(s, MB_T_CHAIN_SEND_IRECV_WAIT, counts[c])};
+        const mb_row *peak[2] = {peak_row(s, MB_T_CHAIN_SENDRECV, counts[c]),
+                                 peak_row(s, MB_T_CHAIN_SEND_IRECV_WAIT, counts[c])};
+        printf("%-8d%16.2f%22.2f%13.1f at %-7d%13.1f at %-7d\n", counts[c], 1e6 * z[0]->time.max,
+               1e6 * z[1]->time.max, bandwidth(s, peak[0]), peak[0]->bytes, bandwidth(s, peak[1]), peak[1]->bytes);
+    }
+}
+
 static void print_fits(const mb_results *r)
 {
     if (!r->nfits) return;
     printf("\n# Hockney fits t = alpha + beta m (weighted by 1/t^2)\n");
-    printf("%-20s%14s%16s%16s%12s%12s%8s%10s\n", "# Table", "alpha (us)", "beta (ns/B)", "1/beta (MB/s)", "from (B)",
+    printf("%-26s%14s%16s%16s%12s%12s%8s%10s\n", "# Table", "alpha (us)", "beta (ns/B)", "1/beta (MB/s)", "from (B)",
            "to (B)", "points", "R^2");
     for (int k = 0; k < r->nfits; k++) {
         const hockney_fit *f = &r->fits[k];
-        printf("%-20s%14.3f%16.5f%16.1f%12.0f%12.0f%8d%10.5f\n", r->fit_names[k], 1e6 * f->alpha, 1e9 * f->beta,
+        printf("%-26s%14.3f%16.5f%16.1f%12.0f%12.0f%8d%10.5f\n", r->fit_names[k], 1e6 * f->alpha, 1e9 * f->beta,
                f->beta > 0 ? 1e-6 / f->beta : 0.0, f->min_bytes, f->max_bytes, f->points, f->r2);
     }
 }
@@ -206,6 +263,7 @@ static void print_fits(const mb_results *r)
 void mb_print_summary(const mb_state *s, const mb_results *r)
 {
     if (s->alt.ran) print_alternating(s);
+    print_chain(s);
     print_fits(r);
     const double loop = loop_seconds(r);
     printf("\nLoop time of %.6g s on %d rank%s x %d thread%s\n", loop, s->nranks, s->nranks > 1 ? "s" : "", s->threads,
@@ -222,6 +280,10 @@ void mb_print_summary(const mb_state *s, const mb_results *r)
     if (f) printf(" alpha_us=%.4f beta_ns_per_byte=%.6f", 1e6 * f->alpha, 1e9 * f->beta);
     const mb_row *barrier = last_row(s, MB_T_BARRIER, s->nranks);
     if (barrier) printf(" barrier_us=%.4f", 1e6 * barrier->time.avg);
+    const mb_row *chain = first_row(s, MB_T_CHAIN_SENDRECV, s->nranks);
+    if (chain)
+        printf(" chain_overhead_us=%.4f chain_peak_MBps=%.2f", 1e6 * chain->time.max,
+               bandwidth(s, peak_row(s, MB_T_CHAIN_SENDRECV, s->nranks)));
     if (s->alt.ran)
         printf(" slowdown_waiting=%.4f slowdown_busy=%.4f", s->alt.waiting / s->alt.baseline,
                s->alt.busy / s->alt.baseline);
@@ -238,7 +300,8 @@ static void row_json(hp_json *j, const mb_state *s, const mb_row *r)
     hp_json_int(j, "bytes", r->bytes);
     hp_json_int(j, "iterations", r->iterations);
     hp_stat_json(j, "time", &r->time);
-    if (is_pingpong(r->table) || is_halo(r->table)) hp_json_real(j, "bandwidth_MBps", bandwidth(s, r));
+    if (is_pingpong(r->table) || is_halo(r->table) || is_chain(r->table))
+        hp_json_real(j, "bandwidth_MBps", bandwidth(s, r));
     if (is_mixed(r->table)) hp_json_real(j, "ratio_to_single", ratio_to_single(s, r));
     hp_json_int(j, "messages", r->messages);
     hp_json_int(j, "bytes_sent", r->bytes_sent);
@@ -289,14 +352,41 @@ static void alternating_json(hp_json *j, const mb_alternating *a)
     hp_json_object_end(j);
 }
 
+static void chain_json(hp_json *j, const mb_state *s)
+{
+    int counts[MB_MAX_RANK_COUNTS];
+    const int n = chain_counts(s, counts);
+    static const char *const names[] = {"sendrecv", "send_irecv_wait"};
+    const mb_table tables[] = {MB_T_CHAIN_SENDRECV, MB_T_CHAIN_SEND_IRECV_WAIT};
+    hp_json_object_begin(j, "chain");
+    hp_json_string(j, "direction", "periodic: rank r sends to (r + 1) mod p and receives from (r - 1) mod p");
+    hp_json_string(j, "time", "t_max: the slowest rank's seconds per iteration");
+    hp_json_string(j, "bandwidth", "2 x bytes / t_max, in 10^6 bytes per second");
+    hp_json_array_begin(j, "per_rank_count");
+    for (int c = 0; c < n; c++) {
+        hp_json_object_begin(j, NULL);
+        hp_json_int(j, "ranks", counts[c]);
+        for (int v = 0; v < 2; v++) {
+            const mb_row *peak = peak_row(s, tables[v], counts[c]);
+            hp_json_object_begin(j, names[v]);
+            hp_json_real(j, "overhead_s", first_row(s, tables[v], counts[c])->time.max);
+            hp_json_real(j, "peak_bandwidth_MBps", bandwidth(s, peak));
+            hp_json_int(j, "peak_bytes", peak->bytes);
+            hp_json_object_end(j);
+        }
+        hp_json_object_end(j);
+    }
+    hp_json_array_end(j);
+    hp_json_object_end(j);
+}
+
 static void mixbench_json(hp_json *j, const mb_state *s, const mb_results *r)
 {
     const mb_params *p = &s->p;
     hp_json_object_begin(j, "mixbench");
-    static const char *const benches[] = {"pingpong", "collectives", "mixed", "halo", "alternating"};
     hp_json_array_begin(j, "benches");
-    for (int k = 0; k < 5; k++)
-        if (p->benches & (1u << k)) hp_json_string(j, NULL, benches[k]);
+    for (int k = 0; k < MB_NBENCHES; k++)
+        if (p->benches & (1u << k)) hp_json_string(j, NULL, mb_bench_names[k]);
     hp_json_array_end(j);
     hp_json_array_begin(j, "sizes");
     for (int k = 0; k < p->nsizes; k++) hp_json_int(j, NULL, p->sizes[k]);
@@ -331,6 +421,7 @@ static void mixbench_json(hp_json *j, const mb_state *s, const mb_results *r)
     hp_json_object_end(j);
     fits_json(j, r);
     if (s->alt.ran) alternating_json(j, &s->alt);
+    if (p->benches & MB_CHAIN) chain_json(j, s);
     hp_json_object_end(j);
 }
 
@@ -359,6 +450,12 @@ static void figures_json(hp_json *j, const mb_state *s, const mb_results *r)
     const mb_row *halo = last_row(s, MB_T_HALO_MASTERONLY, 0);
     if (!halo) halo = last_row(s, MB_T_HALO_FUNNELLED, 0);
     if (halo) hp_json_figure(j, "halo_exchange_time", 1e6 * halo->time.avg, "us", "lower");
+    const mb_row *chain = first_row(s, MB_T_CHAIN_SENDRECV, s->nranks);
+    if (chain) {
+        hp_json_figure(j, "chain_overhead", 1e6 * chain->time.max, "us", "lower");
+        hp_json_figure(j, "chain_bandwidth", bandwidth(s, peak_row(s, MB_T_CHAIN_SENDRECV, s->nranks)), "MB/s",
+                       "higher");
+    }
     if (s->alt.ran) {
         hp_json_figure(j, "alternating_slowdown_waiting", s->alt.waiting / s->alt.baseline, "ratio", "lower");
         hp_json_figure(j, "alternating_slowdown_busy", s->alt.busy / s->alt.baseline, "ratio", "lower");

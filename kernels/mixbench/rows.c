@@ -15,6 +15,14 @@ int mb_iterations(const mb_params *p, int bytes) { return bytes > MB_LARGE_MESSA
 
 int mb_warmup(const mb_params *p, int bytes) { return bytes > MB_LARGE_MESSAGE ? p->warmup_large : p->warmup; }
 
+int mb_rank_counts(int nranks, int *counts)
+{
+    int n = 0;
+    for (int p = 2; p < nranks; p *= 2) counts[n++] = p;
+    counts[n++] = nranks;
+    return n;
+}
+
 mb_snapshot mb_snapshot_take(const hp_comm *c)
 {
     mb_snapshot s = {0, 0};

@@ -1,9 +1,11 @@
-"""`hybridperf simulate SPEC --cluster NAME` and `hybridperf simulate validate`: a study on a described cluster
-through SimGrid, and the simulator against the seeds' published outcomes (docs/simulation.md)."""
+"""`hybridperf simulate SPEC --cluster NAME`, `hybridperf simulate validate` and `hybridperf simulate chain`: a
+study on a described cluster through SimGrid, the simulator against the seeds' published outcomes
+(docs/simulation.md), and IMB's Sendrecv chain at scale (docs/mixbench.md)."""
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -15,7 +17,7 @@ from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import write_atomic
 from hybridperf.predict import contests as moves
-from hybridperf.simulate import rules, study as simulation, validate as validation, validate_spmv
+from hybridperf.simulate import chain, rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.outcome import text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
@@ -39,13 +41,18 @@ def _cores(text: str | None) -> tuple[int, ...] | None:
 
 
 def simulate(
-    target: Annotated[str, typer.Argument(metavar="SPEC|validate",
-                                          help="A study spec (YAML) to simulate, or `validate` to simulate the "
-                                               "seeds' experiments and compare with what they published.")],
+    target: Annotated[str, typer.Argument(metavar="SPEC|validate|chain",
+                                          help="A study spec (YAML) to simulate, `validate` to simulate the "
+                                               "seeds' experiments and compare with what they published, or "
+                                               "`chain` for IMB's Sendrecv chain (mixbench --bench chain) on "
+                                               "--cluster.")],
     cluster_name: Annotated[Optional[str], typer.Option("--cluster", help="A cluster description's name or file "
                                                         "(hybridperf cluster list).")] = None,
     cores: Annotated[Optional[str], typer.Option(help="Core counts, multiples of the node size (default: 1, 2, 4 "
-                                                      "... nodes up to 64).")] = None,
+                                                      "... nodes up to 64); chain: its rank counts, one rank per "
+                                                      "core (default: 8, 16, ... 512).")] = None,
+    sizes: Annotated[Optional[str], typer.Option(help="chain: message sizes in bytes, K M G = 2^10 2^20 2^30 "
+                                                      "(default: 0, then 1 B to 4M by factors of 4).")] = None,
     steps: Annotated[Optional[int], typer.Option(min=1, help="Simulate this many steps instead of the spec's.")] = None,
     costs: Annotated[str, typer.Option(help="Compute costs: `measured` (this store's 1 rank x 1 thread run of the "
                                             "study, on this node), `thesis` (the thesis's Merlin core, md) or `auto` "
@@ -53,7 +60,7 @@ def simulate(
     = "auto",
     results: Annotated[Optional[Path], typer.Option(help="Results directory (default: the spec's `results`).")]
     = None,
-    as_json: Annotated[bool, typer.Option("--json", help="validate: print the outcomes as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="validate, chain: print the outcomes as JSON.")] = False,
     window: Annotated[int, typer.Option(min=1, help="validate: steps simulated of the thesis's 500.")] = 20,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Then replay each point's winner and runner-up "
                                                                     "with every assumed figure of the description, "
@@ -62,9 +69,20 @@ def simulate(
                                                                     "sensitivity-<cluster>.csv).")] = False,
 ) -> None:
     """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
-    `<name>-on-<cluster>`, and reported), or `validate` the simulator against the seeds at their scale."""
+    `<name>-on-<cluster>`, and reported), `validate` the simulator against the seeds at their scale, or replay
+    IMB's Sendrecv `chain` on a cluster at its rank counts."""
     try:
         smpirun()  # before anything else: without SimGrid nothing here can run
+        if sizes is not None and target != "chain":
+            fail("--sizes is the chain's: hybridperf simulate chain --cluster NAME --sizes 0,1K,64K")
+        if target == "chain":
+            if sensitivity:
+                fail("--sensitivity moves a simulated study's inputs; simulate chain replays one pattern")
+            if not cluster_name:
+                fail("--cluster NAME is needed: one of " + ", ".join(cluster.names()))
+            _chain(cluster.load(cluster_name), _cores(cores),
+                   chain.parse_sizes(sizes) if sizes is not None else chain.DEFAULT_SIZES, as_json)
+            return
         if target == "validate":
             if sensitivity:
                 fail("--sensitivity moves a simulated study's inputs; simulate validate compares with the seeds")
@@ -95,7 +113,7 @@ def simulate(
         raise
     except SimGridMissing as err:
         fail(str(err))
-    except (cluster.ClusterError, simulation.SimulationError) as err:
+    except (cluster.ClusterError, simulation.SimulationError, chain.ChainError) as err:
         fail(str(err))
     except USER_ERRORS as err:
         user_error(err)
@@ -125,6 +143,36 @@ def _show_sensitivity(found: list[moves.Point], described: cluster.ClusterSpec, 
     console.print(table)
     write_atomic(path, moves.csv_text(found, described))
     console.print(f"sensitivity: {path}")
+
+
+def _chain(described: cluster.ClusterSpec, cores: tuple[int, ...] | None, sizes: tuple[int, ...],
+           as_json: bool) -> None:
+    counts = chain.rank_counts(described, cores)
+    with tempfile.TemporaryDirectory(prefix="hybridperf-chain-") as work:
+        points = chain.simulate(described, counts, sizes, Path(work),
+                                progress=lambda line: errors.print(line, highlight=False))
+    if as_json:
+        print(json.dumps(chain.as_json(points, described), indent=1))
+        return
+    title = (f"IMB Sendrecv chain on {described.name}, simulated ({described.cores_per_node} ranks per node; "
+             "t = t_max per iteration)")
+    overhead = Table(title=f"{title}: the 0-byte time against the rank count")
+    for col in ("ranks", "Sendrecv (us)", "Send+Irecv+Wait (us)", f"Sendrecv / at {counts[0]}"):
+        overhead.add_column(col, justify="right")
+    found = chain.overheads(points)
+    for p in counts:
+        send, split = found[p]["sendrecv"], found[p]["send_irecv_wait"]
+        overhead.add_row(str(p), f"{1e6 * send:.3f}", f"{1e6 * split:.3f}",
+                         f"{send / found[counts[0]]['sendrecv']:.2f}")
+    console.print(overhead)
+    bandwidth = Table(title=f"{title}: Sendrecv bandwidth, 2 x bytes / t_max (MB/s), per size (rows) and rank "
+                            "count (columns)")
+    for col in ("bytes", *map(str, counts)):
+        bandwidth.add_column(col, justify="right")
+    by = {(q.ranks, q.bytes): q for q in points if q.loop == "sendrecv"}
+    for size in sizes:
+        bandwidth.add_row(str(size), *(f"{by[p, size].bandwidth_MBps:,.0f}" for p in counts))
+    console.print(bandwidth)
 
 
 def _validate(as_json: bool, window: int) -> None:

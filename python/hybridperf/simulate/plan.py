@@ -8,15 +8,15 @@ exchange; spmv's rows, nonzeros and points packed per call. A step is md's time 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-SENDS = frozenset({"sendrecv", "isend"})  # the operations a profile counts as messages (hp_comm.h)
-POINT_TO_POINT = SENDS | {"irecv", "waitall"}
+SENDS = frozenset({"sendrecv", "isend", "send"})  # the operations a profile counts as messages (hp_comm.h)
+POINT_TO_POINT = SENDS | {"irecv", "waitall", "wait"}
 
 
 @dataclass(frozen=True)
 class Op:
-    kind: str  # sendrecv | isend | irecv | waitall | allreduce
+    kind: str  # sendrecv | isend | send | irecv | waitall | wait | allreduce
     region: str  # the profile region it is timed in: halo_exchange, migration, reduction, exchange
     bytes: int  # sent (allreduce: the caller's contribution)
     to: int = -1
@@ -89,7 +89,11 @@ class Traffic:
 
 
 def traffic(plan: Plan, rank: RankPlan) -> Traffic:
-    ops = [op for step in range(1, plan.steps + 1) for op in plan.step_ops(rank, step)]
+    return count([op for step in range(1, plan.steps + 1) for op in plan.step_ops(rank, step)])
+
+
+def count(ops: Sequence[Op]) -> Traffic:
+    """What a profile counts of these operations."""
     p2p = [op for op in ops if op.kind in POINT_TO_POINT]
     sends = [op for op in p2p if op.kind in SENDS]
     coll = [op for op in ops if op.kind not in POINT_TO_POINT]

@@ -5,6 +5,8 @@ then the step's global sums. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hybridperf.shapes import Placement
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import Op, Plan, RankPlan
@@ -16,15 +18,22 @@ BYTE, DOUBLE = 6, 0  # SimGrid's codes of MPI_BYTE and MPI_DOUBLE in a trace
 def _action(r: int, op: Op) -> str:
     if op.kind == "sendrecv":
         return f"{r} sendRecv {op.bytes} {op.to} {op.recv_bytes} {op.source} {BYTE} {BYTE}"
-    if op.kind == "isend":
-        return f"{r} isend {op.to} {op.tag} {op.bytes} {BYTE}"
+    if op.kind in ("isend", "send"):
+        return f"{r} {op.kind} {op.to} {op.tag} {op.bytes} {BYTE}"
     if op.kind == "irecv":
         return f"{r} irecv {op.source} {op.tag} {op.recv_bytes} {BYTE}"
     if op.kind == "waitall":
         return f"{r} waitall"
+    if op.kind == "wait":  # the request is named by its source, destination and tag
+        return f"{r} wait {op.source} {op.to} {op.tag}"
     if op.kind == "allreduce":
         return f"{r} allreduce {-(-op.bytes // 8)} 0 {DOUBLE}"  # doubles; a 4-byte logical sums as one
     raise ValueError(f"no trace action for a planned {op.kind}")
+
+
+def ops_trace(r: int, ops: Iterable[Op]) -> str:
+    """Rank r's trace of these operations alone, in order (no computation between them)."""
+    return "\n".join([f"{r} init", *(_action(r, op) for op in ops), f"{r} finalize"]) + "\n"
 
 
 def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement,

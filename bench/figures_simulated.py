@@ -1,7 +1,9 @@
 """The figures docs quote from SimGrid replays, too slow to remake in a test (`simulate validate` takes minutes):
-each command's JSON output is kept in bench/runs/simulated-figures.json, which `bench/figures.py --refresh`
-(`make figures`) remakes by running the commands, and the figures are read from it. tests/test_simulate.py
-checks that `simulate validate --json` still prints what the file holds."""
+each command's JSON output is kept in bench/runs/simulated-figures.json with its wall seconds on the machine that
+ran it, which `bench/figures.py --refresh` (`make figures`) remakes by running the commands, and the figures are
+read from it; `refresh(names)` remakes only those commands (e.g. from bench/: python -c "import figures_simulated;
+figures_simulated.refresh(['validate'])"). tests/test_simulate.py checks that `simulate validate --json` still
+prints what the file holds. `validate --sensitivity` is kept one outcome a command, each a few minutes here."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ import datetime
 import json
 import re
 import subprocess
+import time
 from functools import cache
 
 import common
 from hybridperf.files import write_atomic
 from hybridperf.simulate import rules
-from hybridperf.simulate.outcome import text
+from hybridperf.simulate.outcome import declared, text
 
 STORED = common.REPO / "bench" / "runs" / "simulated-figures.json"
 HYBRIDPERF = [str(common.REPO / ".venv" / "bin" / "hybridperf")]
@@ -23,21 +26,29 @@ COMMANDS = {
     "merlin_small": ["recommend", "--by", "simulation", "--cluster", "merlin", "--size", "40", "--steps", "100",
                      "--nodes", "1,2,4", "--json"],
     "stella_16": ["recommend", "--by", "simulation", "--cluster", "stella", "--nodes", "16", "--json"],
+    **{f"sensitivity_{d.name}": ["simulate", "validate", "--sensitivity", "--outcome", d.name, "--json"]
+       for d in declared()},
 }
+SENSITIVITY = [name for name in COMMANDS if name.startswith("sensitivity_")]
 
 
-def refresh() -> None:
-    """Runs every command and keeps its output (minutes: SimGrid replays)."""
-    outputs = {}
-    for name, command in COMMANDS.items():
+def refresh(names: list[str] | None = None) -> None:
+    """Runs the commands (`names`, or every one: many minutes, SimGrid replays) and keeps each one's output and
+    wall seconds; the others' stay as they were."""
+    kept = json.loads(STORED.read_text())["commands"] if STORED.exists() else {}
+    outputs = {name: kept[name] for name in COMMANDS if name in kept}
+    state = common.machine_state()
+    for name in names or COMMANDS:
+        command = COMMANDS[name]
         print(f"hybridperf {' '.join(command)}", flush=True)
+        started = time.monotonic()
         out = subprocess.run(HYBRIDPERF + command, capture_output=True, text=True, cwd=common.REPO)
         if out.returncode:
             raise SystemExit(f"hybridperf {' '.join(command)} failed ({out.returncode}):\n{out.stderr[-2000:]}")
-        outputs[name] = {"command": "hybridperf " + " ".join(command), "output": json.loads(out.stdout)}
-    state = common.machine_state()
+        outputs[name] = {"command": "hybridperf " + " ".join(command), "output": json.loads(out.stdout),
+                         "seconds": round(time.monotonic() - started, 1), "hybridperf": state["hybridperf"]}
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "hybridperf": state["hybridperf"], "commands": outputs}
+                "hybridperf": state["hybridperf"], "commands": {name: outputs[name] for name in COMMANDS}}
     write_atomic(STORED, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     stored.cache_clear()
     print(f"wrote {STORED.relative_to(common.REPO)}")

@@ -48,7 +48,7 @@ def refresh(names: list[str] | None = None) -> None:
         outputs[name] = {"command": "hybridperf " + " ".join(command), "output": json.loads(out.stdout),
                          "seconds": round(time.monotonic() - started, 1), "hybridperf": state["hybridperf"]}
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "hybridperf": state["hybridperf"], "commands": {name: outputs[name] for name in COMMANDS}}
+                "hybridperf": state["hybridperf"], "commands": {n: outputs[n] for n in COMMANDS if n in outputs}}
     write_atomic(STORED, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     stored.cache_clear()
     print(f"wrote {STORED.relative_to(common.REPO)}")

@@ -16,6 +16,7 @@ from functools import cache
 
 import common
 from hybridperf.files import write_atomic
+from hybridperf.predict.outcomes import Holds
 from hybridperf.simulate import rules
 from hybridperf.simulate.outcome import declared, text
 
@@ -118,6 +119,39 @@ def closed_form(name: str, side: str) -> str:
     return first if side == winner else second
 
 
+# ---------------------------------------------------------------- simulate validate --sensitivity
+# per outcome, validate's object with `sensitivity`: per assumed input where the rule holds (predict.outcomes.Holds)
+
+
+def swept() -> list[dict]:
+    """Every outcome swept so far, in the declared order."""
+    return [output(name)[0] for name in SENSITIVITY if name in stored()]
+
+
+def holds(h: dict) -> Holds:
+    return Holds(**{**h, "range": tuple(h["range"])})
+
+
+def sensitivity_table() -> str:
+    lines = ["| outcome | reproduced | assumed input | nominal | range | rule holds over |", "|---|---|---|---|---|---|"]
+    for o in swept():
+        for k, h in enumerate(map(holds, o["sensitivity"])):
+            verdict = ("yes" if o["reproduced"] else "no") if k == 0 else ""
+            lines.append(f"| {o['name'] if k == 0 else ''} | {verdict} | {h.input} | {h.nominal} | "
+                         f"×{h.range[0]:g}–×{h.range[1]:g} | {h.text()} |")
+    return "\n".join(lines) + "\n"
+
+
+def steady() -> str:
+    """'2 of 4': the reproduced outcomes whose rule holds across every declared range, of the reproduced ones."""
+    reproduced = [o for o in swept() if o["reproduced"]]
+    return f"{sum(all(h['holds_everywhere'] for h in o['sensitivity']) for o in reproduced)} of {len(reproduced)}"
+
+
+def sweep_seconds(names: list[str]) -> float:
+    return sum(stored()[name]["seconds"] for name in names)
+
+
 # ---------------------------------------------------------------- recommend --by simulation
 
 
@@ -170,5 +204,9 @@ FIGURES = {
     "simulated.merlin_small_leads": merlin_small_leads,
     "simulated.merlin_small_moved": merlin_small_moved,
     "simulated.stella_16_lead": lambda: f"{100 * (stella_16()['1r×8t'] / stella_16()['8r×1t'] - 1):.0f}",
+    "simulated.sensitivity_steady": steady,
+    "simulated.sensitivity_movout_seconds": lambda: f"{sweep_seconds(['sensitivity_movout_ratio']):.0f}",
+    "simulated.sensitivity_minutes": lambda: f"{sweep_seconds(SENSITIVITY) / 60:.0f}",
+    "simulated.sensitivity_longest_minutes": lambda: f"{max(stored()[n]['seconds'] for n in SENSITIVITY) / 60:.1f}",
 }
-BLOCKS = {"validate_outcomes": validate_table}
+BLOCKS = {"validate_outcomes": validate_table, "validate_sensitivity": sensitivity_table}

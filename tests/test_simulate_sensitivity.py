@@ -1,6 +1,7 @@
-"""`hybridperf simulate validate --sensitivity` (docs/simulation.md): which inputs are assumed and their declared
-ranges, the walk and bisection that find where a rule holds, checked against closed forms on a simulator whose
-figure moves by the factor, and the command's JSON, table and bad input — all without a replay."""
+"""`hybridperf simulate validate --sensitivity` (docs/simulation.md): which inputs of an outcome are swept over
+their declared ranges (a cluster figure's range is parsed and checked in tests/test_clusters.py), the walk and
+bisection that find where a rule holds, checked against closed forms on a simulator whose figure moves by the
+factor, and the command's JSON, table and bad input — all without a replay."""
 
 import json
 
@@ -16,52 +17,6 @@ from hybridperf.simulate.outcome import Moved
 
 GIGE = "cseem64t-gige"
 MOVOUT = next(d for d in outcome.declared() if d.name == "movout_ratio")  # published 0.427 (Infinipath), 1.902 (GigE)
-TWO_NODES = """
-name: two
-nodes: 2
-sockets: 1
-cores_per_socket: 2
-network:
-  latency: LATENCY
-  bandwidth: {value: 1GBps, source: test}
-  topology: {kind: star, source: test}
-intra_node:
-  latency: {value: 1us, source: test}
-  bandwidth: {value: 1GBps, source: test}
-fork_join: {value: 1us, threads: 2, source: test}
-"""
-
-
-def described(latency: str) -> cluster.ClusterSpec:
-    return cluster.parse(TWO_NODES.replace("LATENCY", latency), "two")
-
-
-def test_an_assumed_figure_carries_its_range_and_where_it_comes_from():
-    spec = described('{value: 50us, assumed: true, range: [0.5, 2], range_source: "GigE of the time"}')
-    assert spec.latency.range == (0.5, 2.0) and spec.latency.range_source == "GigE of the time"
-    assert described("{value: 50us, assumed: true}").latency.range is None
-
-
-@pytest.mark.parametrize("latency, message", [
-    ('{value: 50us, source: "a paper", range: [0.5, 2], range_source: "x"}', "only an assumed figure has a range"),
-    ("{value: 50us, assumed: true, range: [0.5, 2]}", "say where the range comes from"),
-    ('{value: 50us, assumed: true, range: [1.5, 2], range_source: "x"}', "0 < low <= 1 <= high"),
-    ('{value: 50us, assumed: true, range: [0, 2], range_source: "x"}', "0 < low <= 1 <= high"),
-    ('{value: 50us, assumed: true, range: 2, range_source: "x"}', "two factors of the value"),
-])
-def test_a_range_that_cannot_be_swept_is_refused(latency, message):
-    with pytest.raises(cluster.ClusterError, match=message):
-        described(latency)
-
-
-def test_every_assumed_figure_of_the_seeds_machines_declares_its_range():
-    """What is assumed is swept: no shipped figure marked assumed goes without a range and its source."""
-    for name in ("merlin", "cseem64t-infinipath", "cseem64t-gige", "ibm-sp", "stella"):
-        for label, figure in cluster.load(name).figures().items():
-            assert (figure.range is not None) is figure.assumed, (name, label)
-            assert bool(figure.range_source) is figure.assumed, (name, label)
-
-
 def test_an_outcome_sweeps_its_assumed_inputs_and_no_published_one():
     """Merlin's latency, bandwidth and fork/join are published, its compute costs are its own: only its two
     intra-node figures are swept. CSEEM64T's movout is simulated on two networks: each one's four assumed figures,

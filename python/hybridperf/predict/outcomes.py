@@ -34,7 +34,12 @@ class Assumed:
     nominal: str
     range: tuple[float, float]
     range_source: str
-    move: Moved  # at factor 1
+    what: str  # Moved's: a ClusterSpec field, or a compute input of the simulator's COMPUTE_MOVES
+    cluster: str | None = None  # Moved's: the description whose figure it is; None for a compute input
+
+    def at(self, factor: float) -> Moved | None:
+        """The move that sets this input to `factor` times its nominal value (None: the nominal itself)."""
+        return None if factor == 1.0 else Moved(self.what, factor, self.cluster)
 
 
 @dataclass(frozen=True)
@@ -66,13 +71,11 @@ def assumed(d: Declared) -> list[Assumed]:
         for label, field in recommend.FIELDS.items():
             figure: cluster.Figure = getattr(spec, field)
             if figure.assumed and figure.range:
-                out.append(Assumed(f"{label} ({key})", figure.text, figure.range, figure.range_source,
-                                   Moved(field, 1.0, key)))
+                out.append(Assumed(f"{label} ({key})", figure.text, figure.range, figure.range_source, field, key))
     for i in d.inputs:
         if "moves" in i:
             low, high = i["range"]
-            out.append(Assumed(i["input"], i["from"], (float(low), float(high)), i["range_source"],
-                               Moved(i["moves"], 1.0)))
+            out.append(Assumed(i["input"], i["from"], (float(low), float(high)), i["range_source"], i["moves"]))
     return out
 
 
@@ -138,8 +141,7 @@ class Sweeper:
             if factor not in verdicts:
                 if factor != 1.0:
                     self.progress(f"{d.name}: {a.input} ×{factor:.3g}")
-                moved = None if factor == 1.0 else Moved(a.move.what, factor, a.move.cluster)
-                verdicts[factor] = self.judged(d, moved).reproduced
+                verdicts[factor] = self.judged(d, a.at(factor)).reproduced
             return verdicts[factor]
 
         low, high, everywhere = holding(holds, *a.range, grid, self.bisections)

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import yaml
 
-from hybridperf import cluster
+from hybridperf.cluster import ClusterSpec
 from hybridperf.models.published import DATA
 from hybridperf.simulate import recommend, rules
 
@@ -71,7 +71,7 @@ class Moved:
     factor: float
     cluster: str | None = None
 
-    def on(self, spec: cluster.ClusterSpec) -> cluster.ClusterSpec:
+    def on(self, spec: ClusterSpec) -> ClusterSpec:
         """The description as this move leaves it."""
         return recommend.moved(spec, self.what, self.factor) if spec.key == self.cluster else spec
 

@@ -19,7 +19,7 @@ from hybridperf.files import write_atomic
 from hybridperf.predict import contests as moves, outcomes as swept_outcomes
 from hybridperf.simulate import rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
-from hybridperf.simulate.outcome import text as figure_text
+from hybridperf.simulate.outcome import Declared, text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
@@ -151,7 +151,7 @@ def _title(window: int) -> str:
             f"steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls)")
 
 
-def _validate(chosen: list, as_json: bool, window: int) -> None:
+def _validate(chosen: list[Declared], as_json: bool, window: int) -> None:
     found = validation.outcomes(window, progress=lambda line: errors.print(line, highlight=False),
                                 names=tuple(d.name for d in chosen))
     if as_json:
@@ -171,7 +171,7 @@ def _validate(chosen: list, as_json: bool, window: int) -> None:
                   "figures in resources/data/validate-outcomes.yaml, docs/simulation.md explains the misses")
 
 
-def _validate_sensitivity(chosen: list, as_json: bool, window: int, grid: int) -> None:
+def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, grid: int) -> None:
     def say(line: str) -> None:
         errors.print(line, highlight=False)
 

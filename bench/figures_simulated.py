@@ -1,7 +1,9 @@
 """The figures docs quote from SimGrid replays, too slow to remake in a test (`simulate validate` takes minutes):
-each command's JSON output is kept in bench/runs/simulated-figures.json, which `bench/figures.py --refresh`
-(`make figures`) remakes by running the commands, and the figures are read from it. tests/test_simulate.py
-checks that `simulate validate --json` still prints what the file holds."""
+each command's JSON output is kept in bench/runs/simulated-figures.json with its wall seconds on the machine that
+ran it, which `bench/figures.py --refresh` (`make figures`) remakes by running the commands, and the figures are
+read from it; `refresh(names)` remakes only those commands (e.g. from bench/: python -c "import figures_simulated;
+figures_simulated.refresh(['validate'])"). tests/test_simulate.py checks that `simulate validate --json` still
+prints what the file holds. `validate --sensitivity` is kept one outcome a command, each a few minutes here."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ import datetime
 import json
 import re
 import subprocess
+import time
 from functools import cache
 
 import common
 from hybridperf.files import write_atomic
+from hybridperf.predict.outcomes import Holds
 from hybridperf.simulate import rules
-from hybridperf.simulate.outcome import text
+from hybridperf.simulate.outcome import declared, text
 
 STORED = common.REPO / "bench" / "runs" / "simulated-figures.json"
 HYBRIDPERF = [str(common.REPO / ".venv" / "bin" / "hybridperf")]
@@ -23,21 +27,29 @@ COMMANDS = {
     "merlin_small": ["recommend", "--by", "simulation", "--cluster", "merlin", "--size", "40", "--steps", "100",
                      "--nodes", "1,2,4", "--json"],
     "stella_16": ["recommend", "--by", "simulation", "--cluster", "stella", "--nodes", "16", "--json"],
+    **{f"sensitivity_{d.name}": ["simulate", "validate", "--sensitivity", "--outcome", d.name, "--json"]
+       for d in declared()},
 }
+SENSITIVITY = [name for name in COMMANDS if name.startswith("sensitivity_")]
 
 
-def refresh() -> None:
-    """Runs every command and keeps its output (minutes: SimGrid replays)."""
-    outputs = {}
-    for name, command in COMMANDS.items():
+def refresh(names: list[str] | None = None) -> None:
+    """Runs the commands (`names`, or every one: many minutes, SimGrid replays) and keeps each one's output and
+    wall seconds; the others' stay as they were."""
+    kept = json.loads(STORED.read_text())["commands"] if STORED.exists() else {}
+    outputs = {name: kept[name] for name in COMMANDS if name in kept}
+    state = common.machine_state()
+    for name in names or COMMANDS:
+        command = COMMANDS[name]
         print(f"hybridperf {' '.join(command)}", flush=True)
+        started = time.monotonic()
         out = subprocess.run(HYBRIDPERF + command, capture_output=True, text=True, cwd=common.REPO)
         if out.returncode:
             raise SystemExit(f"hybridperf {' '.join(command)} failed ({out.returncode}):\n{out.stderr[-2000:]}")
-        outputs[name] = {"command": "hybridperf " + " ".join(command), "output": json.loads(out.stdout)}
-    state = common.machine_state()
+        outputs[name] = {"command": "hybridperf " + " ".join(command), "output": json.loads(out.stdout),
+                         "seconds": round(time.monotonic() - started, 1), "hybridperf": state["hybridperf"]}
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "hybridperf": state["hybridperf"], "commands": outputs}
+                "hybridperf": state["hybridperf"], "commands": {n: outputs[n] for n in COMMANDS if n in outputs}}
     write_atomic(STORED, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     stored.cache_clear()
     print(f"wrote {STORED.relative_to(common.REPO)}")
@@ -107,6 +119,46 @@ def closed_form(name: str, side: str) -> str:
     return first if side == winner else second
 
 
+# ---------------------------------------------------------------- simulate validate --sensitivity
+# per outcome, validate's object with `sensitivity`: per assumed input where the rule holds (predict.outcomes.Holds)
+
+
+def swept() -> list[dict]:
+    """Every outcome swept so far, in the declared order."""
+    return [output(name)[0] for name in SENSITIVITY if name in stored()]
+
+
+def holds(h: dict) -> Holds:
+    return Holds(**{**h, "range": tuple(h["range"])})
+
+
+def sensitivity_table() -> str:
+    lines = ["| outcome | reproduced | assumed input | nominal | range | rule holds over |", "|---|---|---|---|---|---|"]
+    for o in swept():
+        for k, h in enumerate(map(holds, o["sensitivity"])):
+            verdict = ("yes" if o["reproduced"] else "no") if k == 0 else ""
+            lines.append(f"| {o['name'] if k == 0 else ''} | {verdict} | {h.input} | {h.nominal} | "
+                         f"×{h.range[0]:g}–×{h.range[1]:g} | {h.text()} |")
+    return "\n".join(lines) + "\n"
+
+
+def steady() -> str:
+    """'2 of 4': the reproduced outcomes whose rule holds across every declared range, of the reproduced ones."""
+    reproduced = [o for o in swept() if o["reproduced"]]
+    return f"{sum(all(h['holds_everywhere'] for h in o['sensitivity']) for o in reproduced)} of {len(reproduced)}"
+
+
+def rescued() -> str:
+    """'0 of 6': the outcomes missed at the nominal inputs whose rule would hold with one assumed input moved within
+    its range, of the missed ones."""
+    missed = [o for o in swept() if not o["reproduced"]]
+    return f"{sum(any(h['holds_from'] is not None for h in o['sensitivity']) for o in missed)} of {len(missed)}"
+
+
+def sweep_seconds(names: list[str]) -> float:
+    return sum(stored()[name]["seconds"] for name in names)
+
+
 # ---------------------------------------------------------------- recommend --by simulation
 
 
@@ -159,5 +211,10 @@ FIGURES = {
     "simulated.merlin_small_leads": merlin_small_leads,
     "simulated.merlin_small_moved": merlin_small_moved,
     "simulated.stella_16_lead": lambda: f"{100 * (stella_16()['1r×8t'] / stella_16()['8r×1t'] - 1):.0f}",
+    "simulated.sensitivity_steady": steady,
+    "simulated.sensitivity_rescued": rescued,
+    "simulated.sensitivity_movout_seconds": lambda: f"{sweep_seconds(['sensitivity_movout_ratio']):.0f}",
+    "simulated.sensitivity_minutes": lambda: f"{sweep_seconds(SENSITIVITY) / 60:.0f}",
+    "simulated.sensitivity_longest_minutes": lambda: f"{max(stored()[n]['seconds'] for n in SENSITIVITY) / 60:.1f}",
 }
-BLOCKS = {"validate_outcomes": validate_table}
+BLOCKS = {"validate_outcomes": validate_table, "validate_sensitivity": sensitivity_table}

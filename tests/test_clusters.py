@@ -42,6 +42,38 @@ def test_every_shipped_description_is_valid_and_sourced():
             assert figure.assumed or figure.source, (name, figure)
 
 
+def described(latency: str) -> cluster.ClusterSpec:
+    """The two nodes with this network latency's mapping."""
+    return cluster.parse(TWO_NODES.replace("{value: LATENCY, source: test}", latency), "two")
+
+
+def test_an_assumed_figure_carries_its_range_and_where_it_comes_from():
+    spec = described('{value: 50us, assumed: true, range: [0.5, 2], range_source: "GigE of the time"}')
+    assert spec.latency.range == (0.5, 2.0) and spec.latency.range_source == "GigE of the time"
+    assert described("{value: 50us, assumed: true}").latency.range is None
+
+
+@pytest.mark.parametrize("latency, message", [
+    ('{value: 50us, source: "a paper", range: [0.5, 2], range_source: "x"}', "only an assumed figure has a range"),
+    ("{value: 50us, assumed: true, range: [0.5, 2]}", "say where the range comes from"),
+    ('{value: 50us, assumed: true, range: [1.5, 2], range_source: "x"}', "0 < low <= 1 <= high"),
+    ('{value: 50us, assumed: true, range: [0, 2], range_source: "x"}', "0 < low <= 1 <= high"),
+    ('{value: 50us, assumed: true, range: 2, range_source: "x"}', "two factors of the value"),
+])
+def test_a_range_that_cannot_be_swept_is_refused(latency, message):
+    with pytest.raises(cluster.ClusterError, match=message):
+        described(latency)
+
+
+def test_every_assumed_figure_of_the_seeds_machines_declares_its_range():
+    """What is assumed is swept: no shipped figure marked assumed goes without a range and its source."""
+    shipped = resources.path("clusters")
+    for name in cluster.names(shipped):
+        for label, figure in cluster.load(name, shipped).figures().items():
+            assert (figure.range is not None) is figure.assumed, (name, label)
+            assert bool(figure.range_source) is figure.assumed, (name, label)
+
+
 def test_a_users_descriptions_come_first_and_say_where_they_are_from(tmp_path, monkeypatch):
     """$HYBRIDPERF_CLUSTERS's folders, then the user's folder, then the shipped presets: the first of a name wins."""
     mine, theirs = tmp_path / "mine", tmp_path / "xdg" / "hybridperf" / "clusters"
@@ -126,6 +158,7 @@ def test_cli_lists_shows_and_writes_platforms(tmp_path):
     assert "merlin" in subprocess.run([*HYBRIDPERF, "cluster", "list"], capture_output=True, text=True).stdout
     shown = subprocess.run([*HYBRIDPERF, "cluster", "show", "stella"], capture_output=True, text=True)
     assert shown.returncode == 0 and "assumed" in shown.stdout and "Arista" in shown.stdout.replace("\n", " ")
+    assert "plausible ×0.5–×2" in shown.stdout.replace("\n", " ")  # Stella's latency, assumed, with its range
     out = tmp_path / "m.xml"
     made = subprocess.run([*HYBRIDPERF, "cluster", "platform", "merlin", "--out", out], capture_output=True, text=True)
     assert made.returncode == 0 and out.read_text() == cluster.platform_xml(cluster.load("merlin"))

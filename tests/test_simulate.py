@@ -369,7 +369,8 @@ def test_every_declared_outcome_has_its_figure_rule_and_inputs():
         figures = entry["published"].values() if isinstance(entry["published"], dict) else [entry["published"]]
         kind = str if entry["rule"] == "winner_at_every_count" else (int, float)
         assert all(isinstance(v, kind) for v in figures), entry["name"]
-        assert entry["inputs"] and all(set(i) == set(outcome.INPUT_FIELDS) for i in entry["inputs"])
+        swept = {*outcome.INPUT_FIELDS, *outcome.SWEPT_FIELDS}  # an assumed input's range: test_simulate_sensitivity
+        assert entry["inputs"] and all(set(i) in ({*outcome.INPUT_FIELDS}, swept) for i in entry["inputs"])
         assert entry["held_out"] is not any(i["same_experiment"] for i in entry["inputs"]), entry["name"]
         for i in entry["inputs"]:
             if set(tables.findall(i["from"])) & set(tables.findall(entry["source"])):

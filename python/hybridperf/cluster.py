@@ -21,9 +21,13 @@ a preset's name replaces the preset.
       bandwidth: {value: 20Gbps, source: "thesis §3.1: 20 Gb/s Infiniband"}
       topology: {kind: star, assumed: true}          # star | fat-tree (levels, down, up, parallel) | torus (dims)
     intra_node:
-      latency: {value: 0.5us, assumed: true}
+      latency: {value: 0.5us, assumed: true, range: [0.5, 4], range_source: "shared memory: 0.25 to 2 us"}
       bandwidth: {value: 4GBps, assumed: true}
     fork_join: {value: 1.92us, threads: 8, source: "thesis Table 3.1"}
+
+An assumed figure may declare `range`: the factors of its value it plausibly lies between (low <= 1 <= high),
+with `range_source`, one line on where the range comes from; `simulate validate --sensitivity` sweeps it. A
+figure with a source is not swept, so it takes no range.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ class Figure:
     value: float
     source: str  # where it comes from; for an assumed figure, why it is what it is
     assumed: bool
+    range: tuple[float, float] | None = None  # an assumed figure's plausible factors of its value: (low, high)
+    range_source: str = ""  # where that range comes from
 
 
 @dataclass(frozen=True)
@@ -108,13 +114,31 @@ def quantity(text: Any, units: dict[str, float], what: str) -> float:
 def _figure(entry: Any, units: dict[str, float], where: str) -> Figure:
     if not isinstance(entry, dict) or "value" not in entry:
         raise ValueError(f"{where} must be a mapping with a value and a source (or assumed: true)")
-    unknown = set(entry) - {"value", "source", "assumed", "threads"}
+    unknown = set(entry) - {"value", "source", "assumed", "threads", "range", "range_source"}
     if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} (value, source, assumed)")
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} (value, source, assumed, range, range_source)")
     assumed = entry.get("assumed", False)
     if not isinstance(assumed, bool) or (not assumed and not entry.get("source")):
         raise ValueError(f"{where}: say where the figure comes from (source: ...) or mark it assumed: true")
-    return Figure(str(entry["value"]), quantity(entry["value"], units, where), str(entry.get("source", "")), assumed)
+    return Figure(str(entry["value"]), quantity(entry["value"], units, where), str(entry.get("source", "")), assumed,
+                  *_range(entry, assumed, where))
+
+
+def _range(entry: dict, assumed: bool, where: str) -> tuple[tuple[float, float] | None, str]:
+    """An assumed figure's declared range of factors and where it comes from; (None, "") where none is declared."""
+    if "range" not in entry and "range_source" not in entry:
+        return None, ""
+    if not assumed:
+        raise ValueError(f"{where}: only an assumed figure has a range (one with a source is not swept)")
+    bounds = entry.get("range")
+    if (not isinstance(bounds, list) or len(bounds) != 2
+            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+            or not 0 < bounds[0] <= 1 <= bounds[1]):
+        raise ValueError(f"{where}.range must be two factors of the value, [low, high] with 0 < low <= 1 <= high, "
+                         f"got {bounds!r}")
+    if not entry.get("range_source"):
+        raise ValueError(f"{where}: say where the range comes from (range_source: ...)")
+    return (float(bounds[0]), float(bounds[1])), str(entry["range_source"])
 
 
 def _topology(entry: Any, nodes: int, where: str) -> Topology:

@@ -50,7 +50,7 @@ def list_command() -> None:
 
 @cluster_app.command("show")
 def show_command(name: Annotated[str, typer.Argument(help="A description's name (hybridperf cluster list).")]) -> None:
-    """One description, every figure with its source or marked assumed."""
+    """One description, every figure with its source or marked assumed (with its plausible range, where declared)."""
     spec = _load(name)
     console.print(f"[bold]{spec.name}[/bold] ({name}): {spec.description}. Modelled as {spec.nodes} nodes of "
                   f"{spec.sockets} x {spec.cores_per_socket} cores.")
@@ -58,8 +58,9 @@ def show_command(name: Annotated[str, typer.Argument(help="A description's name 
     for col in ("figure", "value", "source"):
         table.add_column(col)
     for label, figure in spec.figures().items():
+        swept = f"; plausible ×{figure.range[0]:g}–×{figure.range[1]:g}: {figure.range_source}" if figure.range else ""
         table.add_row(label, figure.text, "[yellow]assumed[/yellow]" + (f": {figure.source}" if figure.source else "")
-                      if figure.assumed else figure.source)
+                      + swept if figure.assumed else figure.source)
     topology = spec.topology
     table.add_row("topology", " ".join([topology.kind, *map(str, topology.parameters)]),
                   "[yellow]assumed[/yellow]" if topology.assumed else topology.source)

@@ -1,11 +1,13 @@
 """`hybridperf simulate SPEC --cluster NAME`, `hybridperf simulate validate` and `hybridperf simulate chain`: a
-study on a described cluster through SimGrid, the simulator against the seeds' published outcomes
-(docs/simulation.md), and IMB's Sendrecv chain at scale (docs/mixbench.md)."""
+study on a described cluster through SimGrid, the simulator against the seeds' published outcomes, with
+`--sensitivity` over the declared ranges of their assumed inputs (docs/simulation.md), and IMB's Sendrecv
+chain at scale (docs/mixbench.md)."""
 
 from __future__ import annotations
 
 import json
 import tempfile
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -16,10 +18,10 @@ from hybridperf import cluster
 from hybridperf.cli.study import _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import write_atomic
-from hybridperf.predict import contests as moves
+from hybridperf.predict import contests as moves, outcomes as swept_outcomes
 from hybridperf.simulate import chain, rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
-from hybridperf.simulate.outcome import text as figure_text
+from hybridperf.simulate.outcome import Declared, text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import Store
 from hybridperf.study import spec
@@ -66,28 +68,48 @@ def simulate(
                                                                     "with every assumed figure of the description, "
                                                                     "and the compute costs, halved and doubled: "
                                                                     "which moves change the answer (a table, and "
-                                                                    "sensitivity-<cluster>.csv).")] = False,
+                                                                    "sensitivity-<cluster>.csv). validate: each "
+                                                                    "outcome again across the declared range of "
+                                                                    "each assumed input, one at a time: where its "
+                                                                    "rule holds (many replays: see --outcome).")]
+    = False,
+    outcome_names: Annotated[Optional[str], typer.Option("--outcome", metavar="NAME[,NAME]",
+                                                         help="validate: only these outcomes (names as --json gives "
+                                                              "them).")] = None,
+    grid: Annotated[Optional[int], typer.Option(min=1, help="validate --sensitivity: points per side of the nominal "
+                                                            "value tried before bisecting a change (default "
+                                                            f"{swept_outcomes.GRID}: the range's ends).")] = None,
 ) -> None:
     """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
     `<name>-on-<cluster>`, and reported), `validate` the simulator against the seeds at their scale, or replay
     IMB's Sendrecv `chain` on a cluster at its rank counts."""
     try:
-        smpirun()  # before anything else: without SimGrid nothing here can run
         if sizes is not None and target != "chain":
             fail("--sizes is the chain's: hybridperf simulate chain --cluster NAME --sizes 0,1K,64K")
         if target == "chain":
             if sensitivity:
                 fail("--sensitivity moves a simulated study's inputs; simulate chain replays one pattern")
+            if outcome_names is not None or grid is not None:
+                fail("--outcome and --grid are for simulate validate")
             if not cluster_name:
                 fail("--cluster NAME is needed: one of " + ", ".join(cluster.names()))
+            smpirun()  # before any replay: without SimGrid nothing here can run
             _chain(cluster.load(cluster_name), _cores(cores),
                    chain.parse_sizes(sizes) if sizes is not None else chain.DEFAULT_SIZES, as_json)
             return
         if target == "validate":
+            if grid is not None and not sensitivity:
+                fail("--grid is how finely --sensitivity sweeps: give it with --sensitivity")
+            chosen = validation.chosen(tuple(outcome_names.split(",")) if outcome_names else None)
+            smpirun()  # before any replay: without SimGrid nothing here can run
             if sensitivity:
-                fail("--sensitivity moves a simulated study's inputs; simulate validate compares with the seeds")
-            _validate(as_json, window)
+                _validate_sensitivity(chosen, as_json, window, grid or swept_outcomes.GRID)
+            else:
+                _validate(chosen, as_json, window)
             return
+        if outcome_names is not None or grid is not None:
+            fail("--outcome and --grid are for simulate validate")
+        smpirun()
         if not cluster_name:
             fail("--cluster NAME is needed: one of " + ", ".join(cluster.names()))
         if costs not in COSTS:
@@ -175,13 +197,18 @@ def _chain(described: cluster.ClusterSpec, cores: tuple[int, ...] | None, sizes:
     console.print(bandwidth)
 
 
-def _validate(as_json: bool, window: int) -> None:
-    found = validation.outcomes(window, progress=lambda line: errors.print(line, highlight=False))
+def _title(window: int) -> str:
+    return (f"The seeds at their scale, simulated (MD: {validation.SIZE}^3 fcc cells, {window} of {validation.STEPS} "
+            f"steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls)")
+
+
+def _validate(chosen: list[Declared], as_json: bool, window: int) -> None:
+    found = validation.outcomes(window, progress=lambda line: errors.print(line, highlight=False),
+                                names=tuple(d.name for d in chosen))
     if as_json:
         print(json.dumps(validation.as_json(found), indent=1))
         return
-    table = Table(title=f"The seeds at their scale, simulated (MD: {validation.SIZE}^3 fcc cells, {window} of "
-                        f"{validation.STEPS} steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls)")
+    table = Table(title=_title(window))
     for col in ("claim", "published", "simulated", "rule", "held out", "reproduced", "closed-form model"):
         table.add_column(col)
     for o in found:
@@ -193,3 +220,36 @@ def _validate(as_json: bool, window: int) -> None:
     console.print(f"{len(reproduced)} of {len(found)} outcomes reproduced, {sum(o.held_out for o in reproduced)} of "
                   f"them held out ({sum(o.held_out for o in found)} of {len(found)} held out); rules and published "
                   "figures in resources/data/validate-outcomes.yaml, docs/simulation.md explains the misses")
+
+
+def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, grid: int) -> None:
+    def say(line: str) -> None:
+        errors.print(line, highlight=False)
+
+    started = time.monotonic()
+    found = swept_outcomes.swept(swept_outcomes.Sweeper.replaying(window, validate_spmv.WINDOW, say), chosen,
+                                 grid)
+    say(f"swept in {time.monotonic() - started:.0f} s")
+    if as_json:
+        print(json.dumps(swept_outcomes.as_json(found), indent=1))
+        return
+    table = Table(title=_title(window) + ": where each rule holds as one assumed input moves across its declared "
+                  f"range, the others nominal ({grid} point{'s' if grid > 1 else ''} a side, then "
+                  f"{swept_outcomes.BISECTIONS} bisections)")
+    for col in ("outcome", "reproduced", "assumed input", "nominal", "range", "rule holds over"):
+        table.add_column(col, overflow="fold")
+    for s in found:
+        o = s.outcome
+        verdict = "yes" if o.reproduced else "[red]no[/red]"
+        rows = s.sensitivity or [None]
+        for k, h in enumerate(rows):
+            first = k == 0
+            table.add_row(o.name if first else "", verdict if first else "",
+                          *(("-", "-", "-", "no assumed input with a declared range") if h is None else
+                            (h.input, h.nominal, f"×{h.range[0]:g}–×{h.range[1]:g}",
+                             h.text() if h.holds_everywhere or not o.reproduced else f"[yellow]{h.text()}[/yellow]")))
+    console.print(table)
+    steady = [s for s in found if s.outcome.reproduced and all(h.holds_everywhere for h in s.sensitivity)]
+    console.print(f"{sum(s.outcome.reproduced for s in found)} of {len(found)} outcomes reproduced at the nominal "
+                  f"inputs, {len(steady)} of them across every declared range; ranges and their sources in "
+                  "clusters/*.yaml and resources/data/validate-outcomes.yaml (docs/simulation.md)")

@@ -46,19 +46,28 @@ def limit(predictor: Predictor) -> float:
     return CHEAP_LIMIT if predictor.cheap else COSTLY_LIMIT
 
 
-def _first_change(values: list[float], changes: Callable[[float], bool], start: float, refine: bool) -> float | None:
-    """Walking `values` away from `start` (where the answer is the base one), the value nearest `start` at which
-    the answer changes — refined by bisection between it and the last unchanged value where `refine` — or None."""
+def bracket(values: list[float], changes: Callable[[float], bool], start: float,
+            bisections: int) -> tuple[float, float] | None:
+    """Walking `values` away from `start` (where the answer is the base one), the last value at which the answer
+    is unchanged and the first at which it changes, narrowed by `bisections` bisections between them (geometric
+    where both are above zero) — or None where no value changes it. Also `simulate validate --sensitivity`'s
+    (predict.outcomes)."""
     previous = start
     for value in values:
         if changes(value):
             low, high = previous, value
-            for _ in range(30 if refine else 0):
+            for _ in range(bisections):
                 mid = math.sqrt(low * high) if low > 0 and high > 0 else (low + high) / 2
                 low, high = (low, mid) if changes(mid) else (mid, high)
-            return high
+            return low, high
         previous = value
     return None
+
+
+def _first_change(values: list[float], changes: Callable[[float], bool], start: float, refine: bool) -> float | None:
+    """The value nearest `start` at which the answer changes (bracket's), refined where `refine`, or None."""
+    found = bracket(values, changes, start, 30 if refine else 0)
+    return None if found is None else found[1]
 
 
 def moves(predictor: Predictor, answers: list[Answer],

@@ -1,22 +1,25 @@
 """One published outcome of a seed beside its simulated counterpart (`hybridperf simulate validate`): what is
 declared before running (resources/data/validate-outcomes.yaml: the figure, its source, the rule, the
 tolerance, the inputs, whether it is held out) and what the simulation gave. `reproduced` is the declared rule
-applied to the simulated figure (hybridperf.simulate.rules), never set by hand."""
+applied to the simulated figure (hybridperf.simulate.rules), never set by hand. `Moved`: one assumed input of an
+outcome moved by a factor, what `--sensitivity` asks the simulators for."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
+from hybridperf.cluster import ClusterSpec
 from hybridperf.models.published import DATA
-from hybridperf.simulate import rules
+from hybridperf.simulate import recommend, rules
 
 DECLARED = DATA / "validate-outcomes.yaml"  # the shipped data/ (hybridperf.resources), as every published table
 FIELDS = ("name", "claim", "source", "published", "rule", "tolerance", "measure", "params", "inputs", "held_out")
 INPUT_FIELDS = ("input", "from", "same_experiment")
+SWEPT_FIELDS = ("moves", "range", "range_source")  # an assumed input's: what it moves, its factors, their source
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,25 @@ class Outcome:
     params: dict[str, Any] = field(default_factory=dict)
     detail: Any = None
     closed_form: str = ""
+
+
+@dataclass(frozen=True)
+class Moved:
+    """One assumed input moved by a factor: a figure of one cluster's description (`what`: a ClusterSpec field,
+    recommend.FIELDS' values; `cluster`: its key), or a compute input of every cluster the outcome is simulated on
+    (`what`: a key of the simulator's COMPUTE_MOVES; `cluster` None)."""
+
+    what: str
+    factor: float
+    cluster: str | None = None
+
+    def on(self, spec: ClusterSpec) -> ClusterSpec:
+        """The description as this move leaves it."""
+        return recommend.moved(spec, self.what, self.factor) if spec.key == self.cluster else spec
+
+    def costs(self, model: Any, moves: dict[str, Callable[[Any, float], Any]]) -> Any:
+        """A compute model as this move leaves it (`moves`: the simulator's COMPUTE_MOVES)."""
+        return moves[self.what](model, self.factor) if self.cluster is None else model
 
 
 def rounded(x: float) -> float:

@@ -7,7 +7,8 @@ every step of a period is alike, so the scaled time and all its ratios are the w
 the thesis's own (Table 4.8, Merlin pure MPI at 128 cores; threading losses of Tables 4.6/4.7) — the simulator
 decides only what the network and the placement of ranks add. The outcomes, their published figures and the rules that judge them
 are declared in resources/data/validate-outcomes.yaml (hybridperf.simulate.outcome); here are the measures
-they name, each the simulated figure its rule compares."""
+they name, each the simulated figure its rule compares. A simulator given a `Moved` input (`--sensitivity`)
+replays with that one input moved: a figure of a description, or the compute costs (`COMPUTE_MOVES`)."""
 
 from __future__ import annotations
 
@@ -21,21 +22,29 @@ from hybridperf.launch import kernels
 from hybridperf.models import presets
 from hybridperf.models.split import predict, Split
 from hybridperf.shapes import shape
-from hybridperf.simulate import point, validate_spmv
-from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Outcome, rounded
+from hybridperf.simulate import point, recommend, validate_spmv
+from hybridperf.simulate.compute import ComputeModel
+from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Moved, Outcome, rounded
 from hybridperf.simulate.plan import parse, Plan
+from hybridperf.simulate.sensitivity import Scaled
 from hybridperf.simulate.study import thesis_costs
 
 SIZE, STEPS = presets.THESIS_SMALL_SIZE, presets.THESIS_STEPS
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
+# the compute inputs an outcome may declare assumed (its `inputs`' `moves`), each moved by a factor
+COMPUTE_MOVES: dict[str, Callable[[ComputeModel, float], ComputeModel]] = {
+    "compute": Scaled,  # every second of the compute model: a slower or faster core
+    "threading": recommend.threading_scaled}  # the threads' losses (1 - e_mt)
 
 
 class Simulator:
-    """Simulated times of the thesis problem, plans shared between clusters with the same rank counts."""
+    """Simulated times of the thesis problem, plans shared between clusters with the same rank counts (and with
+    the simulators of moved inputs given the same `plans`)."""
 
-    def __init__(self, window: int, progress: Callable[[str], None]):
-        self.window, self.progress = window, progress
-        self.plans: dict[int, Plan] = {}
+    def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None,
+                 plans: dict[int, Plan] | None = None):
+        self.window, self.progress, self.moved = window, progress, moved
+        self.plans: dict[int, Plan] = {} if plans is None else plans
         self.results: dict[tuple[str, int, str], point.Simulated] = {}
 
     def plan(self, ranks: int) -> Plan:
@@ -48,11 +57,13 @@ class Simulator:
         key = (name, cores, configuration)
         if key not in self.results:
             spec = cluster.load(name)
+            spec = self.moved.on(spec) if self.moved else spec
+            costs = thesis_costs(spec)
+            costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
             nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
             self.progress(f"{spec.name}: {configuration} on {cores} cores ({nodes * rpn} ranks x {threads} threads)")
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.simulate(self.plan(nodes * rpn), thesis_costs(spec), spec, Split(nodes, rpn, threads),
-                                     Path(work))
+                raw = point.simulate(self.plan(nodes * rpn), costs, spec, Split(nodes, rpn, threads), Path(work))
             scale = STEPS / self.window
             self.results[key] = point.Simulated(raw.seconds * scale, raw.compute * scale, raw.p2p * scale,
                                                 raw.collective * scale, {})
@@ -117,17 +128,37 @@ MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
     "winners": winners, "crossover": crossover, "p2p_ratio": p2p_ratio, "collective_ratio": collective_ratio}
 
 
+def clusters(d: Declared) -> tuple[str, ...]:
+    """The descriptions an outcome is simulated on: its `cluster`, the clusters its figure is keyed by (movout), or
+    the IBM SP (Chow & Hysom's)."""
+    if d.measure in validate_spmv.MEASURES:
+        return (validate_spmv.CLUSTER,)
+    return (d.params["cluster"],) if "cluster" in d.params else tuple(d.published)
+
+
+def measured(d: Declared, md: Simulator, spmv: validate_spmv.SpmvSimulator) -> Measured:
+    """What the outcome's measure gives, on the simulator of its kernel."""
+    return MEASURES[d.measure](md, d) if d.measure in MEASURES else validate_spmv.MEASURES[d.measure](spmv, d)
+
+
+def chosen(names: tuple[str, ...] | None = None) -> list[Declared]:
+    """The declared outcomes of these names (all where None), in the data file's order; ValueError naming an
+    unknown one and the known ones."""
+    known = [d.name for d in declared()]
+    unknown = [n for n in names or () if n not in known]
+    if unknown:
+        raise ValueError(f"unknown outcome {unknown[0]!r}: the outcomes are {', '.join(known)}")
+    return [d for d in declared() if names is None or d.name in names]
+
+
 def outcomes(window: int = 20, progress: Callable[[str], None] = lambda line: None,
              spmv_window: int = validate_spmv.WINDOW, md: Simulator | None = None,
-             spmv: validate_spmv.SpmvSimulator | None = None) -> list[Outcome]:
-    """Every declared outcome, simulated and judged by its rule, in the data file's order."""
+             spmv: validate_spmv.SpmvSimulator | None = None, names: tuple[str, ...] | None = None) -> list[Outcome]:
+    """The declared outcomes (`names`, or every one), simulated and judged by their rules, in the data file's
+    order."""
     md = md or Simulator(window, progress)
     spmv = spmv or validate_spmv.SpmvSimulator(spmv_window, progress)
-    found = []
-    for d in declared():
-        measured = MEASURES[d.measure](md, d) if d.measure in MEASURES else validate_spmv.MEASURES[d.measure](spmv, d)
-        found.append(judged(d, measured))
-    return found
+    return [judged(d, measured(d, md, spmv)) for d in chosen(names)]
 
 
 def as_json(found: list[Outcome]) -> list[dict[str, Any]]:

@@ -6,12 +6,14 @@ as SPMV-MPI (4 ranks of one thread per node) and SPMV-Hybrid (one rank of 4 thre
 hybridperf-spmv's own (`--plan`, `--grid p p p`). Compute costs are theirs, per size (Tables 2 and 5:
 spmv_costs.chow_hysom), so the simulator decides only what the network adds. 100 calls are simulated as a
 window of `window` calls scaled to 100: every call is alike and nothing synchronises the ranks globally.
-Communication is the paper's steps 1-4: the buffers' filling and the exchange. Pure but `SpmvSimulator`,
-which replays."""
+Communication is the paper's steps 1-4: the buffers' filling and the exchange. A simulator given a `Moved`
+input (`--sensitivity`) replays with a figure of the description or the packing cost (`COMPUTE_MOVES`) moved.
+Pure but `SpmvSimulator`, which replays."""
 
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -20,7 +22,7 @@ from hybridperf.launch import kernels
 from hybridperf.models import presets, published
 from hybridperf.models.split import predict, Problem, Split, ThreadEfficiency
 from hybridperf.simulate import point, spmv_costs
-from hybridperf.simulate.outcome import Declared, Measured, rounded
+from hybridperf.simulate.outcome import Declared, Measured, Moved, rounded
 from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.study import fork_join_of
 
@@ -30,14 +32,17 @@ NODES = (8, 27, 64, 125, 216)
 CALLS = 100
 WINDOW = 2  # calls replayed of the 100
 PER_NODE = 4
+# the compute inputs an outcome may declare assumed (its `inputs`' `moves`), each moved by a factor
+COMPUTE_MOVES: dict[str, Callable[[spmv_costs.SpmvCosts, float], spmv_costs.SpmvCosts]] = {
+    "pack": lambda costs, factor: replace(costs, pack=costs.pack * factor)}  # a point's packing: not published
 
 
 class SpmvSimulator:
     """Simulated total and communication seconds (per 100 calls) of SPMV-MPI and SPMV-Hybrid."""
 
-    def __init__(self, window: int, progress: Callable[[str], None]):
-        self.window, self.progress = window, progress
-        self.spec = cluster.load(CLUSTER)
+    def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None):
+        self.window, self.progress, self.moved = window, progress, moved
+        self.spec = moved.on(cluster.load(CLUSTER)) if moved else cluster.load(CLUSTER)
         self.fork_join = fork_join_of(self.spec)
         self.table2 = published.rows(published.DATA / "chow-hysom-table2-4way-4threads.csv")
         self.table5 = published.rows(published.DATA / "chow-hysom-table5-computation.csv")
@@ -53,8 +58,9 @@ class SpmvSimulator:
     def costs(self, size: int) -> spmv_costs.SpmvCosts:
         if size not in self.priced:
             one_node = self._plan(size, 1, "hybrid", 1)
-            self.priced[size] = spmv_costs.chow_hysom(size, one_node.ranks_plan[0].work["nnz"], *self.fork_join,
-                                                      self.table2, self.table5)
+            costs = spmv_costs.chow_hysom(size, one_node.ranks_plan[0].work["nnz"], *self.fork_join, self.table2,
+                                          self.table5)
+            self.priced[size] = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
         return self.priced[size]
 
     def __call__(self, size: int, nodes: int, mode: str) -> tuple[float, float]:

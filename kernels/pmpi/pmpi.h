@@ -66,6 +66,8 @@ extern _Thread_local hp_thread *hp_pmpi_self __attribute__((tls_model("initial-e
 
 hp_thread *hp_thread_new(void);
 void hp_switch(int on);
+/* Seconds counting has been on, this rank, up to its last switch-off. */
+double hp_counted_seconds(void);
 /* The rank's totals: every thread's counters added (hp_comm_merge). */
 void hp_threads_total(hp_comm *comm, hp_comm_counts *one_sided);
 /* Every thread's state, newest first (the list only grows). */

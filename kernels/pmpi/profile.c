@@ -43,6 +43,7 @@ typedef struct {
     int ranks, requested, provided, pcontrol, ompt;
     int cpus[2], busy[2]; /* the affinity read-back (busy.c): smallest and largest over the ranks */
     hp_comm_stat comm[HP_NCLASSES], one_sided;
+    hp_rank_times times; /* each rank's counting window and its MPI time in it (POP's inputs) */
     hp_omp_region *regions;
     int nregions;
 } summary;
@@ -62,6 +63,7 @@ static void write_json(hp_json *j, const summary *s)
     hp_json_string(j, "counting", s->pcontrol ? "pcontrol" : "init-to-finalize");
     hp_json_comm(j, s->comm);
     hp_json_comm_class(j, "one_sided", &s->one_sided);
+    hp_json_rank_times(j, &s->times);
     hp_json_object_begin(j, "threads");
     hp_json_object_begin(j, "cpus_allowed");
     hp_json_int(j, "min", s->cpus[0]);
@@ -125,6 +127,7 @@ void hp_profile_write(int requested, int provided, int pcontrol)
     hp_threads_total(&total, &one_sided);
     hp_reduce_comm(&total, world, s.comm);
     hp_reduce_counts(&total, &one_sided, world, &s.one_sided);
+    hp_gather_rank_times(&total, hp_counted_seconds(), hp_comm_seconds(&total) + one_sided.seconds, world, &s.times);
     reduce_min_max(hp_cpus_allowed(), s.cpus, world);
     reduce_min_max(hp_busy_threads(), s.busy, world);
     int mine = hp_ompt_active();
@@ -132,4 +135,5 @@ void hp_profile_write(int requested, int provided, int pcontrol)
     s.nregions = hp_ompt_reduce(&total, world, &s.regions);
     if (rank == 0) save(path, &s);
     hp_ompt_free(s.regions, s.nregions);
+    hp_rank_times_free(&s.times);
 }

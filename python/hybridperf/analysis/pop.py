@@ -1,0 +1,183 @@
+"""POP's efficiency factors of one run, from its profile (docs/pop.md). Pure.
+
+The factors multiply (POP's hierarchy; DLB TALP's hybrid model, `talp_metrics.rst`):
+parallel efficiency = MPI parallel efficiency × OpenMP parallel efficiency;
+MPI parallel efficiency = MPI communication efficiency × MPI load balance, and load balance = within-node ×
+between-node; OpenMP parallel efficiency = OpenMP load balance × scheduling × serialization efficiency.
+
+Inputs, per rank i of N with M threads: E_i, the seconds in the measured window, and C_i, in MPI calls within it
+(the profile's `rank_times`: the kernels' loop, or the MPI library's counting window for an app); O_i = E_i − C_i
+is the time outside MPI (POP's useful time of the MPI model); T = max E_i. Then
+
+- MPI load balance = mean O / max O; within nodes = max over nodes of the node's mean O / max O; between nodes =
+  mean O / max over nodes of the node's mean O;
+- MPI communication efficiency = max O / T; MPI parallel efficiency = mean O / T;
+- OpenMP, with A = Σ O_i and the threads' idle time split as TALP does: serial (outside parallel regions,
+  M − 1 threads idle), load imbalance (Σ per region of max − mean busy time) and scheduling (Σ per region of
+  region time − max busy time): serialization = (A − I_ser) / A, load balance = (A − I_ser − I_lb) / (A − I_ser),
+  scheduling = (A − I) / (A − I_ser − I_lb). With M = 1 no thread is ever idle: each is 1.
+
+What a run does not carry gives None and the reason, never a guess: OpenMP load balance and scheduling need each
+thread's busy time inside parallel regions, which no kernel and no OMPT tool of ours records yet; serialization
+needs the time in parallel regions (an app's OMPT regions); hardware counters are not read by any run yet.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+MPI_FACTORS = ("mpi_parallel_efficiency", "mpi_communication_efficiency", "mpi_load_balance",
+               "mpi_load_balance_in", "mpi_load_balance_out")
+OMP_FACTORS = ("openmp_parallel_efficiency", "openmp_load_balance", "openmp_scheduling_efficiency",
+               "openmp_serialization_efficiency")
+RUN_FACTORS = ("parallel_efficiency", *MPI_FACTORS, *OMP_FACTORS, "ipc")
+NAMES = {
+    "global_efficiency": "global efficiency", "computation_scalability": "computation scalability",
+    "parallel_efficiency": "parallel efficiency", "mpi_parallel_efficiency": "MPI parallel efficiency",
+    "mpi_communication_efficiency": "MPI communication efficiency", "mpi_load_balance": "MPI load balance",
+    "mpi_load_balance_in": "MPI load balance within nodes", "mpi_load_balance_out": "MPI load balance between nodes",
+    "openmp_parallel_efficiency": "OpenMP parallel efficiency", "openmp_load_balance": "OpenMP load balance",
+    "openmp_scheduling_efficiency": "OpenMP scheduling efficiency",
+    "openmp_serialization_efficiency": "OpenMP serialization efficiency", "ipc": "IPC",
+}
+NO_THREAD_TIMES = ("no run records each thread's busy time inside parallel regions yet (the kernels time regions on "
+                   "the master; the MPI library's OMPT tool times a region on the thread that opens it)")
+NO_COUNTERS = "no run reads hardware counters yet (perf_event or PAPI): IPC and instruction scalability are unavailable"
+
+
+@dataclass(frozen=True)
+class RankTimes:
+    """POP's per-rank inputs: the window's seconds, the seconds in MPI within it, and each rank's node."""
+
+    elapsed: tuple[float, ...]
+    mpi: tuple[float, ...]
+    nodes: tuple[str, ...] | None  # None: which node each rank ran on is not known
+
+    @property
+    def outside(self) -> list[float]:
+        return [e - c for e, c in zip(self.elapsed, self.mpi)]
+
+
+@dataclass(frozen=True)
+class OpenMP:
+    """What a run says of its OpenMP side: threads per rank M, the seconds its ranks spent in parallel regions
+    (summed over ranks; None: not known), and per rank and region each thread's busy seconds (None: not known)."""
+
+    threads: int
+    in_regions: float | None = None
+    no_regions: str = ""  # why in_regions is None
+    busy: tuple[tuple[tuple[float, ...], ...], ...] | None = None  # [rank][region][thread]
+    region_seconds: tuple[tuple[float, ...], ...] | None = None  # [rank][region], the region's wall time
+
+
+@dataclass
+class Factors:
+    values: dict[str, float | None]
+    why: dict[str, str] = field(default_factory=dict)  # factor -> why it is None
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 else None
+
+
+def mpi_factors(t: RankTimes) -> tuple[dict[str, float | None], dict[str, str]]:
+    outside, runtime = t.outside, max(t.elapsed)
+    mean, top = statistics.fmean(outside), max(outside)
+    values: dict[str, float | None] = {
+        "mpi_parallel_efficiency": _ratio(mean, runtime), "mpi_communication_efficiency": _ratio(top, runtime),
+        "mpi_load_balance": _ratio(mean, top)}
+    why = {}
+    if t.nodes is None:
+        values["mpi_load_balance_in"] = values["mpi_load_balance_out"] = None
+        why["mpi_load_balance_in"] = why["mpi_load_balance_out"] = "which node each rank ran on is not recorded"
+    else:
+        by_node: dict[str, list[float]] = {}
+        for node, o in zip(t.nodes, outside):
+            by_node.setdefault(node, []).append(o)
+        busiest_node = max(statistics.fmean(v) for v in by_node.values())
+        values["mpi_load_balance_in"] = _ratio(busiest_node, top)
+        values["mpi_load_balance_out"] = _ratio(mean, busiest_node)
+    return values, why
+
+
+def openmp_factors(t: RankTimes, omp: OpenMP) -> tuple[dict[str, float | None], dict[str, str]]:
+    """TALP's split of the threads' idle time, over all ranks at once (A = Σ O_i)."""
+    if omp.threads == 1:
+        return {name: 1.0 for name in OMP_FACTORS}, {}
+    m, available = omp.threads, sum(t.outside)
+    values: dict[str, float | None] = {name: None for name in OMP_FACTORS}
+    why = {name: NO_THREAD_TIMES for name in OMP_FACTORS}
+    if omp.in_regions is None:
+        why["openmp_serialization_efficiency"] = omp.no_regions
+        return values, why
+    serial_idle = (m - 1) / m * (available - omp.in_regions)
+    values["openmp_serialization_efficiency"] = _ratio(available - serial_idle, available)
+    del why["openmp_serialization_efficiency"]
+    if omp.busy is None or omp.region_seconds is None:
+        return values, why
+    imbalance = sum(max(b) - statistics.fmean(b) for rank in omp.busy for b in rank)
+    scheduling = sum(r - max(b) for rank_b, rank_r in zip(omp.busy, omp.region_seconds) for b, r in zip(rank_b, rank_r))
+    values["openmp_load_balance"] = _ratio(available - serial_idle - imbalance, available - serial_idle)
+    values["openmp_scheduling_efficiency"] = _ratio(available - serial_idle - imbalance - scheduling,
+                                                    available - serial_idle - imbalance)
+    values["openmp_parallel_efficiency"] = _ratio(available - serial_idle - imbalance - scheduling, available)
+    for name in ("openmp_load_balance", "openmp_scheduling_efficiency", "openmp_parallel_efficiency"):
+        del why[name]
+    return values, why
+
+
+def factors(t: RankTimes | None, omp: OpenMP) -> Factors:
+    """Every factor of RUN_FACTORS of one run; None where its inputs are missing, with why."""
+    if t is None:
+        missing = "the profile has no per-rank times (rank_times, which runs write since hybridperf measures POP)"
+        values: dict[str, float | None] = {name: None for name in RUN_FACTORS}
+        if omp.threads == 1:
+            values |= {name: 1.0 for name in OMP_FACTORS}
+        return Factors(values, {name: NO_COUNTERS if name == "ipc" else missing
+                                for name in RUN_FACTORS if values[name] is None})
+    values, why = mpi_factors(t)
+    omp_values, omp_why = openmp_factors(t, omp)
+    values |= omp_values
+    why |= omp_why
+    mpi_pe, omp_pe = values["mpi_parallel_efficiency"], values["openmp_parallel_efficiency"]
+    values["parallel_efficiency"] = None if mpi_pe is None or omp_pe is None else mpi_pe * omp_pe
+    if values["parallel_efficiency"] is None:
+        why["parallel_efficiency"] = "the OpenMP parallel efficiency is not known"
+    values["ipc"], why["ipc"] = None, NO_COUNTERS
+    return Factors(values, why)
+
+
+def rank_times(profile: dict[str, Any]) -> RankTimes | None:
+    """The profile's per-rank inputs, each rank's node from its affinity record (or one node for a one-node run)."""
+    times = profile.get("rank_times")
+    if not times:
+        return None
+    run = profile["run"]
+    hosts = {a["rank"]: a["host"] for a in run.get("affinity") or []}
+    n = len(times["elapsed"])
+    nodes: Sequence[str] | None = None
+    if len(hosts) == n:
+        nodes = [hosts[r] for r in range(n)]
+    elif run.get("nodes") == 1:
+        nodes = ["node"] * n
+    return RankTimes(tuple(times["elapsed"]), tuple(times["mpi"]), None if nodes is None else tuple(nodes))
+
+
+def openmp(profile: dict[str, Any]) -> OpenMP:
+    """The run's OpenMP side: its threads, and the time its ranks spent in OMPT's parallel regions when an app's
+    OpenMP tool recorded them (summed over ranks: each region's mean over ranks × ranks)."""
+    threads = int(profile["run"]["threads_per_rank"])
+    if profile["kernel"] != "app":
+        return OpenMP(threads, no_regions="the kernel does not record how long each rank spends in parallel regions")
+    if (profile.get("app") or {}).get("openmp_tool") != "ompt":
+        return OpenMP(threads, no_regions="the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; "
+                                          "LLVM's libomp has), so its parallel regions were not timed")
+    ranks = int(profile["run"]["ranks"])
+    seconds = sum(r["time"]["avg"] for name, r in profile["regions"].items() if name.startswith("omp_"))
+    return OpenMP(threads, in_regions=ranks * seconds)
+
+
+def of_profile(profile: dict[str, Any]) -> Factors:
+    return factors(rank_times(profile), openmp(profile))

@@ -92,6 +92,8 @@ def check_contract(document: dict[str, Any]) -> None:
     assert set(document) >= {"mpi_library", "ranks", "thread_level", "counting", "comm", "one_sided", "openmp_tool",
                              "regions"}
     assert document["ranks"] == RANKS
+    elapsed, mpi = document["rank_times"]["elapsed"], document["rank_times"]["mpi"]  # the counting window, per rank
+    assert len(elapsed) == len(mpi) == RANKS and all(0 <= m <= e for m, e in zip(mpi, elapsed))
     schema = profile.schema()
     comm_schema = {"$defs": schema["$defs"], **schema["properties"]["comm"]}
     jsonschema.validate(document["comm"], comm_schema)

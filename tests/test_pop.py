@@ -42,9 +42,8 @@ def test_load_balance_splits_into_within_and_between_nodes():
 def test_a_serial_section_on_the_master_gives_its_serialization_efficiency():
     """One rank, 4 threads, 10 s outside MPI of which 6 in parallel regions: the 4 serial seconds leave 3 threads
     idle, so serialization = (10 − 3/4 · 4) / 10 = 0.7; balanced regions leave load balance and scheduling at 1."""
-    busy = (((6.0, 6.0, 6.0, 6.0),),)
     f = pop.factors(times([10.0], elapsed=10.0, nodes=("a",)),
-                    pop.OpenMP(4, in_regions=6.0, busy=busy, region_seconds=((6.0,),))).values
+                    pop.OpenMP(4, 6.0, *pop.region_idle((6.0, 6.0, 6.0, 6.0), 6.0))).values
     assert f["openmp_serialization_efficiency"] == pytest.approx(0.7, rel=1e-15)
     assert f["openmp_load_balance"] == 1.0 and f["openmp_scheduling_efficiency"] == 1.0
     assert f["openmp_parallel_efficiency"] == pytest.approx(0.7, rel=1e-15)
@@ -53,21 +52,21 @@ def test_a_serial_section_on_the_master_gives_its_serialization_efficiency():
 
 def test_openmp_load_balance_and_scheduling_in_closed_form():
     # a 4 s region whose threads are busy 4, 2, 2 and 2 s: load balance = mean busy / max busy = 2.5 / 4
+    assert pop.region_idle((4.0, 2.0, 2.0, 2.0), 4.0) == (1.5, 0.0)
     f = pop.factors(times([4.0], elapsed=4.0, nodes=("a",)),
-                    pop.OpenMP(4, in_regions=4.0, busy=(((4.0, 2.0, 2.0, 2.0),),), region_seconds=((4.0,),))).values
+                    pop.OpenMP(4, 4.0, *pop.region_idle((4.0, 2.0, 2.0, 2.0), 4.0))).values
     assert (f["openmp_load_balance"], f["openmp_scheduling_efficiency"]) == (0.625, 1.0)
     # a 5 s region whose two threads are each busy 4 s: the fifth second is scheduling (runtime) loss
-    f = pop.factors(times([5.0], elapsed=5.0, nodes=("a",)),
-                    pop.OpenMP(2, in_regions=5.0, busy=(((4.0, 4.0),),), region_seconds=((5.0,),))).values
+    f = pop.factors(times([5.0], elapsed=5.0, nodes=("a",)), pop.OpenMP(2, 5.0, *pop.region_idle((4.0, 4.0), 5.0))).values
     assert (f["openmp_load_balance"], f["openmp_scheduling_efficiency"], f["openmp_serialization_efficiency"]) == \
         (1.0, 0.8, 1.0)
 
 
 def test_the_products_hold():
     """Parallel = MPI × OpenMP; MPI = communication × load balance; OpenMP = load balance × scheduling × serial."""
-    busy = (((3.0, 1.0), (1.0, 0.5)), ((2.0, 2.0), (0.4, 0.4)))
-    f = pop.factors(pop.RankTimes((9.0, 8.0), (1.0, 2.5), ("a", "b")),
-                    pop.OpenMP(2, in_regions=7.0, busy=busy, region_seconds=((3.5, 1.5), (2.5, 0.5)))).values
+    executions = [((3.0, 1.0), 3.5), ((1.0, 0.5), 1.5), ((2.0, 2.0), 2.5), ((0.4, 0.4), 0.5)]  # over both ranks
+    imbalance, scheduling = (sum(x) for x in zip(*(pop.region_idle(b, s) for b, s in executions)))
+    f = pop.factors(pop.RankTimes((9.0, 8.0), (1.0, 2.5), ("a", "b")), pop.OpenMP(2, 8.0, imbalance, scheduling)).values
     assert f["mpi_parallel_efficiency"] == pytest.approx(f["mpi_communication_efficiency"] * f["mpi_load_balance"])
     assert f["openmp_parallel_efficiency"] == pytest.approx(
         f["openmp_load_balance"] * f["openmp_scheduling_efficiency"] * f["openmp_serialization_efficiency"])
@@ -103,6 +102,15 @@ def test_an_app_with_ompt_regions_gets_its_serialization_efficiency():
                      app={"openmp_tool": "ompt"})
     app["regions"] |= {"omp_a+0x10": {"time": {"avg": 0.75}}, "omp_b+0x20": {"time": {"avg": 0.25}}}
     assert pop.of_profile(app).values["openmp_serialization_efficiency"] == pytest.approx(2.5 / 3, rel=1e-15)
+    # the MPI library's OMPT tool split its threads' idle time: 0.5 s imbalance, 0.25 s scheduling over both ranks
+    app["openmp_idle"] = {"regions": [1.0, 1.0], "load_imbalance": [0.25, 0.25], "scheduling": [0.25, 0.0],
+                          "unsplit_regions": [0, 0]}
+    f = pop.of_profile(app).values
+    assert f["openmp_load_balance"] == pytest.approx((2.5 - 0.5) / 2.5, rel=1e-15)
+    assert f["openmp_scheduling_efficiency"] == pytest.approx((2.0 - 0.25) / 2.0, rel=1e-15)
+    assert f["openmp_parallel_efficiency"] == pytest.approx(1.75 / 3, rel=1e-15)
+    app["openmp_idle"]["unsplit_regions"] = [0, 2]
+    assert "2 parallel region executions" in pop.of_profile(app).why["openmp_load_balance"]
     without = profile_of(threads=2, kernel="app", rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 0.5]},
                          app={"openmp_tool": "unavailable"})
     assert "without OMPT" in pop.of_profile(without).why["openmp_serialization_efficiency"]

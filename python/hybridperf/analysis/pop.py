@@ -18,8 +18,9 @@ is the time outside MPI (POP's useful time of the MPI model); T = max E_i. Then
   scheduling = (A − I) / (A − I_ser − I_lb). With M = 1 no thread is ever idle: each is 1.
 
 What a run does not carry gives None and the reason, never a guess: OpenMP load balance and scheduling need each
-thread's busy time inside parallel regions, which no kernel and no OMPT tool of ours records yet; serialization
-needs the time in parallel regions (an app's OMPT regions); hardware counters are not read by any run yet.
+thread's busy time inside parallel regions, which the MPI library's OMPT tool measures for an app on an OMPT runtime
+(`openmp_idle`) and no kernel records; serialization needs the time in parallel regions (the same tool's); hardware
+counters are not read by any run yet.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ NAMES = {
     "openmp_scheduling_efficiency": "OpenMP scheduling efficiency",
     "openmp_serialization_efficiency": "OpenMP serialization efficiency", "ipc": "IPC",
 }
-NO_THREAD_TIMES = ("no run records each thread's busy time inside parallel regions yet (the kernels time regions on "
-                   "the master; the MPI library's OMPT tool times a region on the thread that opens it)")
+NO_THREAD_TIMES = ("the kernels do not record each thread's busy time inside their parallel regions (the MPI "
+                   "library's OMPT tool does, for a program on an OpenMP runtime with OMPT)")
 NO_COUNTERS = "no run reads hardware counters yet (perf_event or PAPI): IPC and instruction scalability are unavailable"
 
 
@@ -62,14 +63,22 @@ class RankTimes:
 
 @dataclass(frozen=True)
 class OpenMP:
-    """What a run says of its OpenMP side: threads per rank M, the seconds its ranks spent in parallel regions
-    (summed over ranks; None: not known), and per rank and region each thread's busy seconds (None: not known)."""
+    """What a run says of its OpenMP side, summed over its ranks: threads per rank M, the seconds in parallel
+    regions, and of the threads' idle time in them the load imbalance (per region execution, max − mean of the
+    threads' busy seconds) and the scheduling loss (the region's seconds − the slowest thread's); None: not known."""
 
     threads: int
     in_regions: float | None = None
+    imbalance: float | None = None
+    scheduling: float | None = None
     no_regions: str = ""  # why in_regions is None
-    busy: tuple[tuple[tuple[float, ...], ...], ...] | None = None  # [rank][region][thread]
-    region_seconds: tuple[tuple[float, ...], ...] | None = None  # [rank][region], the region's wall time
+    no_split: str = NO_THREAD_TIMES  # why imbalance and scheduling are None
+
+
+def region_idle(busy: Sequence[float], seconds: float) -> tuple[float, float]:
+    """One execution of a parallel region: its load imbalance and scheduling seconds, from each thread's busy
+    seconds and the region's (what the MPI library's OMPT tool adds up per rank, kernels/pmpi/ompt_idle.c)."""
+    return max(busy) - statistics.fmean(busy), seconds - max(busy)
 
 
 @dataclass
@@ -108,17 +117,16 @@ def openmp_factors(t: RankTimes, omp: OpenMP) -> tuple[dict[str, float | None], 
         return {name: 1.0 for name in OMP_FACTORS}, {}
     m, available = omp.threads, sum(t.outside)
     values: dict[str, float | None] = {name: None for name in OMP_FACTORS}
-    why = {name: NO_THREAD_TIMES for name in OMP_FACTORS}
+    why = {name: omp.no_split for name in OMP_FACTORS}
     if omp.in_regions is None:
         why["openmp_serialization_efficiency"] = omp.no_regions
         return values, why
     serial_idle = (m - 1) / m * (available - omp.in_regions)
     values["openmp_serialization_efficiency"] = _ratio(available - serial_idle, available)
     del why["openmp_serialization_efficiency"]
-    if omp.busy is None or omp.region_seconds is None:
+    if omp.imbalance is None or omp.scheduling is None:
         return values, why
-    imbalance = sum(max(b) - statistics.fmean(b) for rank in omp.busy for b in rank)
-    scheduling = sum(r - max(b) for rank_b, rank_r in zip(omp.busy, omp.region_seconds) for b, r in zip(rank_b, rank_r))
+    imbalance, scheduling = omp.imbalance, omp.scheduling
     values["openmp_load_balance"] = _ratio(available - serial_idle - imbalance, available - serial_idle)
     values["openmp_scheduling_efficiency"] = _ratio(available - serial_idle - imbalance - scheduling,
                                                     available - serial_idle - imbalance)
@@ -172,11 +180,21 @@ def openmp(profile: dict[str, Any]) -> OpenMP:
     if profile["kernel"] != "app":
         return OpenMP(threads, no_regions="the kernel does not record how long each rank spends in parallel regions")
     if (profile.get("app") or {}).get("openmp_tool") != "ompt":
-        return OpenMP(threads, no_regions="the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; "
-                                          "LLVM's libomp has), so its parallel regions were not timed")
-    ranks = int(profile["run"]["ranks"])
-    seconds = sum(r["time"]["avg"] for name, r in profile["regions"].items() if name.startswith("omp_"))
-    return OpenMP(threads, in_regions=ranks * seconds)
+        why = ("the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; LLVM's libomp has), so its "
+               "parallel regions were not timed")
+        return OpenMP(threads, no_regions=why, no_split=why)
+    idle = profile.get("openmp_idle")
+    if idle is None:
+        ranks = int(profile["run"]["ranks"])
+        seconds = sum(r["time"]["avg"] for name, r in profile["regions"].items() if name.startswith("omp_"))
+        return OpenMP(threads, in_regions=ranks * seconds, no_split="the OMPT runtime did not report its threads' "
+                                                                    "implicit tasks and barrier waits")
+    if sum(idle["unsplit_regions"]):
+        return OpenMP(threads, in_regions=sum(idle["regions"]),
+                      no_split=f"{sum(idle['unsplit_regions']):g} parallel region executions had a thread whose busy "
+                               "time is not known (nested regions, or a thread that reached no barrier)")
+    return OpenMP(threads, sum(idle["regions"]), imbalance=sum(idle["load_imbalance"]),
+                  scheduling=sum(idle["scheduling"]))
 
 
 def of_profile(profile: dict[str, Any]) -> Factors:

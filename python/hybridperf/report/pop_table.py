@@ -85,5 +85,5 @@ def render_html(s: Section) -> str:
             "0.6, red below; grey: not known.</p>"
             f"<table class='pop'><thead><tr><th>configuration</th><th>{html.escape(s.axis)}</th>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>"
-            + (f"<p>Why the winner wins:</p><ul>{why}</ul>" if why else "")
+            + (f"<p>What sets each scale's winner apart:</p><ul>{why}</ul>" if why else "")
             + (f"<details><summary>Factors not known, and why</summary><ul>{missing}</ul></details>" if missing else ""))

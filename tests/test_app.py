@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hybridperf.analysis import pop
 from hybridperf.app.parsers import lammps_regions
 from hybridperf.study import spec
 
@@ -193,6 +194,10 @@ def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     p2p = profile["comm"]["p2p"]
     assert p2p["messages"] > 0 and p2p["bytes"] > 0 and profile["comm"]["collective"]["calls"] > 0
     assert profile["app"]["counting"] == "init-to-finalize"
+    elapsed, mpi = profile["rank_times"]["elapsed"], profile["rank_times"]["mpi"]  # POP's inputs, per rank
+    assert len(elapsed) == len(mpi) == 2 and all(0 < m < e for m, e in zip(mpi, elapsed))
+    factors = pop.of_profile(profile).values
+    assert all(0 < factors[name] <= 1 for name in pop.MPI_FACTORS)
     csv = tmp_path / "runs.csv"
     exported = subprocess.run([*HYBRIDPERF, "results", "export", str(results), "--csv", str(csv)],
                               capture_output=True, text=True)

@@ -92,6 +92,8 @@ def check_contract(document: dict[str, Any]) -> None:
     assert set(document) >= {"mpi_library", "ranks", "thread_level", "counting", "comm", "one_sided", "openmp_tool",
                              "regions"}
     assert document["ranks"] == RANKS
+    elapsed, mpi = document["rank_times"]["elapsed"], document["rank_times"]["mpi"]  # the counting window, per rank
+    assert len(elapsed) == len(mpi) == RANKS and all(0 <= m <= e for m, e in zip(mpi, elapsed))
     schema = profile.schema()
     comm_schema = {"$defs": schema["$defs"], **schema["properties"]["comm"]}
     jsonschema.validate(document["comm"], comm_schema)
@@ -206,7 +208,7 @@ def test_one_sided_calls_have_a_class_of_their_own(built, tmp_path):
 
 def test_openmp_regions_are_unavailable_with_libgomp(built, tmp_path):
     doc = counted(built["flavor"], [str(built["regions"]), "3"], tmp_path, threads=2)
-    assert doc["openmp_tool"] == "unavailable" and doc["regions"] == {}
+    assert doc["openmp_tool"] == "unavailable" and doc["regions"] == {} and "openmp_idle" not in doc
     assert counts(doc, "collective") == (RANKS * 3, RANKS * 3, RANKS * 3 * 8)
 
 
@@ -227,6 +229,12 @@ def test_openmp_regions_through_ompt_with_libomp(built, tmp_path):
     regions = sorted(doc["regions"].values(), key=lambda r: -r["calls"])
     assert [(r["calls"], r["threads"]) for r in regions] == [(5, 2), (1, 2)]
     assert all(r["time"]["min"] > 0 and r["time"]["max_rank"] in (0, 1) for r in regions)
+    # the threads' idle time, per rank (POP's OpenMP factors): the same regions' seconds, split
+    idle = doc["openmp_idle"]
+    assert idle["unsplit_regions"] == [0] * RANKS
+    assert sum(idle["regions"]) == pytest.approx(RANKS * sum(r["time"]["avg"] for r in regions), rel=1e-9)
+    assert all(0 <= lb and 0 <= s and lb + s <= t for lb, s, t in zip(idle["load_imbalance"], idle["scheduling"],
+                                                                      idle["regions"]))
 
 
 # ---------------------------------------------------------------- (d) hybridperf-md against its own profile

@@ -106,6 +106,7 @@ typedef struct {
     hp_region_stat regions[HP_MAX_REGIONS];
     int nregions;
     hp_comm_stat comm[HP_NCLASSES];
+    hp_rank_times times; /* each rank's loop and MPI time (POP's inputs) */
     double seconds[CLOMP_VARIANTS]; /* as CLOMP reports them: min over ranks for serial_ref and best_case,
                                        max for the others */
     int rank_used[CLOMP_VARIANTS];

@@ -115,6 +115,7 @@ static int run_clomp(clomp *c, hp_run *run)
         if (c->p.profile) ok = clomp_write_profile(c, run, r, err, sizeof err) == 0;
     }
     int passed = hp_checks_pass(r->checks, r->nchecks);
+    hp_rank_times_free(&r->times);
     free(r);
     if (hp_any_error(&c->comm, MPI_COMM_WORLD, ok, CLOMP_KERNEL, err)) return EXIT_FAILURE;
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;

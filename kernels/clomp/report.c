@@ -25,6 +25,7 @@ void clomp_collect_results(clomp *c, clomp_results *r)
         r->seconds[v] = fastest_rank_rule(v) ? s->min : s->max;
         r->rank_used[v] = fastest_rank_rule(v) ? s->min_rank : s->max_rank;
     }
+    hp_gather_loop_times(&c->comm, &c->timers, MPI_COMM_WORLD, &r->times);
     hp_reduce_comm(&c->comm, MPI_COMM_WORLD, r->comm);
     clomp_check_collect(c, r);
 }
@@ -226,6 +227,7 @@ static void profile_members(hp_json *j, const void *context)
     hp_json_array_end(j);
     hp_json_regions(j, r->regions, r->nregions);
     hp_json_comm(j, r->comm);
+    hp_json_rank_times(j, &r->times);
     clomp_json(j, c, r);
 }
 

@@ -2,6 +2,7 @@
 #include "hp_report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out)
@@ -31,6 +32,59 @@ void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_com
 void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES])
 {
     for (int k = 0; k < HP_NCLASSES; k++) hp_reduce_counts(c, &c->cls[k], comm, &out[k]);
+}
+
+double hp_comm_seconds(const hp_comm *c)
+{
+    double seconds = 0.0;
+    for (int k = 0; k < HP_NCLASSES; k++) seconds += c->cls[k].seconds;
+    return seconds;
+}
+
+void hp_gather_rank_times(hp_comm *c, double elapsed, double mpi, MPI_Comm comm, hp_rank_times *out)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &out->ranks);
+    const double mine[2] = {elapsed, mpi};
+    double *all = rank == 0 ? malloc(2 * (size_t)out->ranks * sizeof *all) : NULL;
+    hp_gather(c, mine, 2, MPI_DOUBLE, all, 0, comm);
+    out->elapsed = out->mpi = NULL;
+    if (!all) return;
+    out->elapsed = malloc(2 * (size_t)out->ranks * sizeof *out->elapsed);
+    out->mpi = out->elapsed + out->ranks;
+    for (int r = 0; r < out->ranks; r++) {
+        out->elapsed[r] = all[2 * r];
+        out->mpi[r] = all[2 * r + 1];
+    }
+    free(all);
+}
+
+void hp_gather_loop_times(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_rank_times *out)
+{
+    double elapsed = 0.0;
+    for (int k = 0; k < t->count; k++)
+        if (strcmp(t->region[k].name, "total") == 0) elapsed = t->region[k].seconds;
+    hp_gather_rank_times(c, elapsed, hp_comm_seconds(c), comm, out);
+}
+
+void hp_rank_times_free(hp_rank_times *t)
+{
+    free(t->elapsed); /* mpi lives in the same block */
+    t->elapsed = t->mpi = NULL;
+}
+
+void hp_json_rank_times(hp_json *j, const hp_rank_times *t)
+{
+    if (!t->elapsed) return;
+    hp_json_object_begin(j, "rank_times");
+    hp_json_array_begin(j, "elapsed");
+    for (int r = 0; r < t->ranks; r++) hp_json_real(j, NULL, t->elapsed[r]);
+    hp_json_array_end(j);
+    hp_json_array_begin(j, "mpi");
+    for (int r = 0; r < t->ranks; r++) hp_json_real(j, NULL, t->mpi[r]);
+    hp_json_array_end(j);
+    hp_json_object_end(j);
 }
 
 void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total)

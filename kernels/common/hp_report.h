@@ -25,6 +25,15 @@ typedef struct {
     long long histogram[HP_HIST_BINS]; /* sums over ranks */
 } hp_comm_stat;
 
+/* POP's per-rank inputs (docs/pop.md): each rank's time in the measured window and in MPI calls within it,
+ * gathered on the root (NULL arrays elsewhere). Per rank, because POP's load balance and communication
+ * efficiency need the largest useful time (elapsed - MPI), which the cross-rank min/avg/max of the two
+ * separately cannot give. */
+typedef struct {
+    double *elapsed, *mpi;
+    int ranks;
+} hp_rank_times;
+
 /* A correctness check: passes when |value - expected| <= tolerance (never when value is NaN). */
 typedef struct {
     const char *name;
@@ -47,11 +56,21 @@ void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES]);
 /* One class's counts n, as hp_reduce_comm reduces each (c only carries the reduction's own calls). */
 void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_comm_stat *out);
 
+/* Seconds in MPI calls of every class, this rank. */
+double hp_comm_seconds(const hp_comm *c);
+/* Collective: every rank's (elapsed, mpi) gathered on rank 0 of comm. */
+void hp_gather_rank_times(hp_comm *c, double elapsed, double mpi, MPI_Comm comm, hp_rank_times *out);
+/* Collective: as hp_gather_rank_times, elapsed the "total" region's time and mpi the counted time. */
+void hp_gather_loop_times(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_rank_times *out);
+void hp_rank_times_free(hp_rank_times *t);
+
 /* Table of regions with min (rank) / avg / max (rank), % of `total` and imbalance. */
 void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total);
 void hp_print_comm(FILE *out, const hp_comm_stat s[HP_NCLASSES]);
 void hp_json_regions(hp_json *j, const hp_region_stat *r, int n);
 void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES]);
+/* "rank_times": {"elapsed": [per rank], "mpi": [per rank]} (root only). */
+void hp_json_rank_times(hp_json *j, const hp_rank_times *t);
 /* One class's object under key, as hp_json_comm writes each. */
 void hp_json_comm_class(hp_json *j, const char *key, const hp_comm_stat *s);
 

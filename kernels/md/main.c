@@ -214,6 +214,7 @@ static int simulate(md_sim *s, hp_run *run)
     int passed = md_results_pass(&r);
     hp_bcast(&s->comm, &passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(r.halo_sizes);
+    hp_rank_times_free(&r.times);
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 

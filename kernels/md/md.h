@@ -348,6 +348,7 @@ typedef struct {
     hp_comm_stat comm[HP_NCLASSES];
     hp_stat halo_messages_per_exchange;
     int *halo_sizes; /* rank 0: 6 per rank, atoms per message at the last halo build */
+    hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
     double mean_neighbors;
 } md_results;
 void md_collect_results(md_sim *s, md_results *out); /* collective */

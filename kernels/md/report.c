@@ -40,6 +40,7 @@ void md_collect_results(md_sim *s, md_results *out)
     out->mean_neighbors = (double)totals[2] / n;
 
     out->nregions = hp_reduce_regions(&s->comm, &s->timers, comm, out->regions);
+    hp_gather_loop_times(&s->comm, &s->timers, comm, &out->times);
     hp_reduce_comm(&s->comm, comm, out->comm);
     const md_halo *h = &s->halo;
     out->halo_messages_per_exchange =
@@ -158,6 +159,7 @@ static void profile_members(hp_json *j, const void *context)
         hp_json_regions(j, &r->regions[R_TOTAL], 1); /* --no-timers: only the loop time is known */
     md_region_groups_json(j, s->p.potential);
     hp_json_comm(j, r->comm);
+    hp_json_rank_times(j, &r->times);
     md_json(j, s, r);
 }
 

@@ -171,11 +171,13 @@ static int benchmark(mb_state *s, hp_run *run)
         if (s->p.profile) ok = mb_write_profile(s, run, r, err, sizeof err) == 0;
     }
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MB_KERNEL, err)) {
+        hp_rank_times_free(&r->times);
         free(r);
         return EXIT_FAILURE;
     }
     int passed = s->rank == 0 ? mb_results_pass(r) : 0;
     hp_bcast(&s->comm, &passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    hp_rank_times_free(&r->times);
     free(r);
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }

@@ -160,6 +160,7 @@ typedef struct {
     hockney_fit fits[MB_MAX_FITS];
     char fit_names[MB_MAX_FITS][32];
     int nfits;
+    hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
 } mb_results;
 void mb_print_row(const mb_state *s, const mb_row *r);
 void mb_collect_results(mb_state *s, mb_results *out); /* collective */

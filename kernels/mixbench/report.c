@@ -144,6 +144,7 @@ void mb_collect_results(mb_state *s, mb_results *out)
 {
     memset(out, 0, sizeof *out);
     out->nregions = hp_reduce_regions(&s->comm, &s->timers, s->run->world, out->regions);
+    hp_gather_loop_times(&s->comm, &s->timers, s->run->world, &out->times);
     hp_reduce_comm(&s->comm, s->run->world, out->comm);
     if (s->rank != 0) return;
     long long errors = s->alt.wrong_sums, mismatched = 0, row_bytes = 0, row_messages = 0;
@@ -474,6 +475,7 @@ static void profile_members(hp_json *j, const void *context)
     figures_json(j, s, r);
     hp_json_regions(j, r->regions, r->nregions);
     hp_json_comm(j, r->comm);
+    hp_json_rank_times(j, &r->times);
     mixbench_json(j, s, r);
 }
 

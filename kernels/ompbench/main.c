@@ -193,6 +193,7 @@ static int benchmark(omb_bench *b, hp_run *run)
         omb_print_summary(b, &r);
         if (b->p.profile) ok = omb_write_profile(b, run, &r, err, sizeof err) == 0;
     }
+    hp_rank_times_free(&r.times);
     if (hp_any_error(&b->comm, MPI_COMM_WORLD, ok, OMB_KERNEL, err)) return EXIT_FAILURE;
     return hp_checks_pass(r.checks, r.nchecks) ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }

@@ -206,6 +206,7 @@ typedef struct {
     int nregions;
     hp_comm_stat comm[HP_NCLASSES];
     hp_stat clock_hz, delay_us;
+    hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
 } omb_results;
 void omb_print_result(const omb_bench *b, const omb_result *r);
 void omb_collect_results(omb_bench *b, omb_results *out); /* collective */

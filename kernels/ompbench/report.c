@@ -105,6 +105,7 @@ void omb_collect_results(omb_bench *b, omb_results *out)
     out->clock_hz = hp_stat_across(&b->comm, b->clock_hz, MPI_COMM_WORLD);
     out->delay_us = hp_stat_across(&b->comm, 1e6 * b->delay_measured_s, MPI_COMM_WORLD);
     out->nregions = hp_reduce_regions(&b->comm, &b->timers, MPI_COMM_WORLD, out->regions);
+    hp_gather_loop_times(&b->comm, &b->timers, MPI_COMM_WORLD, &out->times);
     hp_reduce_comm(&b->comm, MPI_COMM_WORLD, out->comm);
 }
 
@@ -277,6 +278,7 @@ static void profile_members(hp_json *j, const void *context)
     hp_json_array_end(j);
     hp_json_regions(j, r->regions, r->nregions);
     hp_json_comm(j, r->comm);
+    hp_json_rank_times(j, &r->times);
     ompbench_json(j, b, r);
 }
 

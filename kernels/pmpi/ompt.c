@@ -38,16 +38,22 @@ typedef struct {
     void (*finalize)(ompt_data_t *tool_data);
     ompt_data_t tool_data;
 } ompt_start_tool_result_t;
-enum { ompt_callback_parallel_begin = 3, ompt_callback_parallel_end = 4 };
+enum {
+    ompt_callback_parallel_begin = 3,
+    ompt_callback_parallel_end = 4,
+    ompt_callback_implicit_task = 7,
+    ompt_callback_sync_region_wait = 16
+};
 enum { ompt_set_error = 0, ompt_set_never = 1 };
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
 
 /* ---- the tool ---- */
 
-static int active;
+static int active, idle;
 
 int hp_ompt_active(void) { return active; }
+int hp_ompt_idle_active(void) { return active && idle; }
 
 static hp_region_count *region_of(hp_thread *t, const void *code)
 {
@@ -65,13 +71,26 @@ static hp_region_count *region_of(hp_thread *t, const void *code)
     return r;
 }
 
-/* The region's start time in nanoseconds (never 0) goes in its parallel_data; 0: not timed. */
+/* A region's parallel_data: 0, not timed; odd, its start time in nanoseconds | 1 (its threads' idle time is not
+ * split: ompt_idle.c); even, the team record (ompt_idle.c) that holds its start and its threads' busy times. */
+static double started_at(const ompt_data_t *parallel)
+{
+    return parallel->value & 1 ? 1e-9 * (double)parallel->value : *(const double *)parallel->ptr;
+}
+
 static void parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel, unsigned int requested,
                            int flags, const void *code)
 {
     (void)task, (void)frame, (void)flags;
-    parallel->value = __atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED) ? (uint64_t)(hp_now() * 1e9) | 1 : 0;
-    hp_region_count *r = parallel->value ? region_of(hp_self(), code) : NULL;
+    parallel->value = 0;
+    if (!__atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED)) return;
+    const double now = hp_now();
+    void *record = hp_ompt_idle_begin((int)requested, now);
+    if (record)
+        parallel->ptr = record;
+    else
+        parallel->value = (uint64_t)(now * 1e9) | 1;
+    hp_region_count *r = region_of(hp_self(), code);
     if (r && (int)requested > r->threads) r->threads = (int)requested;
 }
 
@@ -79,10 +98,27 @@ static void parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, co
 {
     (void)task, (void)flags;
     if (!parallel->value) return;
+    const double now = hp_now();
     hp_region_count *r = region_of(hp_self(), code);
-    if (!r) return;
-    r->calls++;
-    r->seconds += hp_now() - 1e-9 * (double)parallel->value;
+    if (r) {
+        r->calls++;
+        r->seconds += now - started_at(parallel);
+    }
+    if (!(parallel->value & 1)) hp_ompt_idle_end(parallel->ptr, now);
+}
+
+static void implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned int team_size,
+                          unsigned int index, int flags)
+{
+    (void)task;
+    const int split = parallel && parallel->value && !(parallel->value & 1);
+    hp_ompt_idle_task(endpoint, split ? parallel->ptr : NULL, team_size, index, flags);
+}
+
+static void sync_region_wait(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *code)
+{
+    (void)kind, (void)task, (void)code;
+    hp_ompt_idle_wait(endpoint, parallel != NULL);
 }
 
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
@@ -93,6 +129,9 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
     int begin = set(ompt_callback_parallel_begin, (ompt_callback_t)parallel_begin);
     int end = set(ompt_callback_parallel_end, (ompt_callback_t)parallel_end);
     active = begin > ompt_set_never && end > ompt_set_never;
+    /* the threads' busy time (ompt_idle.c): only where the runtime reports both events */
+    idle = set(ompt_callback_implicit_task, (ompt_callback_t)implicit_task) > ompt_set_never &&
+           set(ompt_callback_sync_region_wait, (ompt_callback_t)sync_region_wait) > ompt_set_never;
     return active;
 }
 

@@ -54,6 +54,8 @@ typedef struct hp_thread {
     hp_region_count *regions;
     int nregions, region_capacity;
     int depth; /* MPI calls in progress on this thread */
+    double omp_idle[3];     /* regions it opened: seconds in them, load imbalance, scheduling (ompt_idle.c) */
+    long long omp_unknown; /* regions it opened whose threads' busy time is not known */
     struct hp_thread *next;
 } hp_thread;
 
@@ -66,6 +68,8 @@ extern _Thread_local hp_thread *hp_pmpi_self __attribute__((tls_model("initial-e
 
 hp_thread *hp_thread_new(void);
 void hp_switch(int on);
+/* Seconds counting has been on, this rank, up to its last switch-off. */
+double hp_counted_seconds(void);
 /* The rank's totals: every thread's counters added (hp_comm_merge). */
 void hp_threads_total(hp_comm *comm, hp_comm_counts *one_sided);
 /* Every thread's state, newest first (the list only grows). */
@@ -197,6 +201,13 @@ typedef struct {
 } hp_omp_region;
 
 int hp_ompt_active(void);
+/* Whether the threads' busy time in parallel regions is measured too (ompt_idle.c). */
+int hp_ompt_idle_active(void);
+/* ompt_idle.c, called from ompt.c's callbacks. begin: the opening thread's team record (NULL: not split). */
+void *hp_ompt_idle_begin(int requested, double now);
+void hp_ompt_idle_end(void *record, double now);
+void hp_ompt_idle_task(int endpoint, void *record, unsigned int team_size, unsigned int index, int flags);
+void hp_ompt_idle_wait(int endpoint, int in_region);
 /* Collective: the regions of every rank, by name, with cross-rank statistics (calls and threads:
  * the largest on any rank). Returns how many; free with hp_ompt_free. */
 int hp_ompt_reduce(hp_comm *quiet, MPI_Comm comm, hp_omp_region **out);

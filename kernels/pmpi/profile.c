@@ -43,6 +43,9 @@ typedef struct {
     int ranks, requested, provided, pcontrol, ompt;
     int cpus[2], busy[2]; /* the affinity read-back (busy.c): smallest and largest over the ranks */
     hp_comm_stat comm[HP_NCLASSES], one_sided;
+    hp_rank_times times; /* each rank's counting window and its MPI time in it (POP's inputs) */
+    int idle;              /* every rank measured its threads' busy time (ompt_idle.c) */
+    double *openmp;        /* rank 0, when idle: per rank, seconds in regions, imbalance, scheduling, unsplit */
     hp_omp_region *regions;
     int nregions;
 } summary;
@@ -62,6 +65,7 @@ static void write_json(hp_json *j, const summary *s)
     hp_json_string(j, "counting", s->pcontrol ? "pcontrol" : "init-to-finalize");
     hp_json_comm(j, s->comm);
     hp_json_comm_class(j, "one_sided", &s->one_sided);
+    hp_json_rank_times(j, &s->times);
     hp_json_object_begin(j, "threads");
     hp_json_object_begin(j, "cpus_allowed");
     hp_json_int(j, "min", s->cpus[0]);
@@ -73,6 +77,16 @@ static void write_json(hp_json *j, const summary *s)
     hp_json_object_end(j);
     hp_json_object_end(j);
     hp_json_string(j, "openmp_tool", s->ompt ? "ompt" : "unavailable");
+    if (s->openmp) {
+        static const char *const keys[] = {"regions", "load_imbalance", "scheduling", "unsplit_regions"};
+        hp_json_object_begin(j, "openmp_idle");
+        for (int k = 0; k < 4; k++) {
+            hp_json_array_begin(j, keys[k]);
+            for (int r = 0; r < s->ranks; r++) hp_json_real(j, NULL, s->openmp[4 * r + k]);
+            hp_json_array_end(j);
+        }
+        hp_json_object_end(j);
+    }
     hp_json_object_begin(j, "regions");
     for (int k = 0; k < s->nregions; k++) {
         const hp_omp_region *r = &s->regions[k];
@@ -110,6 +124,18 @@ static void reduce_min_max(int mine, int out[2], MPI_Comm comm)
     PMPI_Allreduce(&mine, &out[1], 1, MPI_INT, MPI_MAX, comm);
 }
 
+/* Each rank's threads' idle time in parallel regions (ompt_idle.c), its threads' sums, gathered on rank 0. */
+static void gather_idle(summary *s, int rank, MPI_Comm comm)
+{
+    double mine[4] = {0, 0, 0, 0};
+    for (hp_thread *t = hp_threads_all(); t; t = t->next) {
+        for (int k = 0; k < 3; k++) mine[k] += t->omp_idle[k];
+        mine[3] += (double)t->omp_unknown;
+    }
+    s->openmp = rank == 0 ? malloc(4 * (size_t)s->ranks * sizeof *s->openmp) : NULL;
+    PMPI_Gather(mine, 4, MPI_DOUBLE, s->openmp, 4, MPI_DOUBLE, 0, comm);
+}
+
 void hp_profile_write(int requested, int provided, int pcontrol)
 {
     const MPI_Comm world = MPI_COMM_WORLD;
@@ -125,11 +151,17 @@ void hp_profile_write(int requested, int provided, int pcontrol)
     hp_threads_total(&total, &one_sided);
     hp_reduce_comm(&total, world, s.comm);
     hp_reduce_counts(&total, &one_sided, world, &s.one_sided);
+    hp_gather_rank_times(&total, hp_counted_seconds(), hp_comm_seconds(&total) + one_sided.seconds, world, &s.times);
     reduce_min_max(hp_cpus_allowed(), s.cpus, world);
     reduce_min_max(hp_busy_threads(), s.busy, world);
     int mine = hp_ompt_active();
     PMPI_Allreduce(&mine, &s.ompt, 1, MPI_INT, MPI_MIN, world); /* "ompt" only when every rank had it */
     s.nregions = hp_ompt_reduce(&total, world, &s.regions);
+    mine = hp_ompt_idle_active();
+    PMPI_Allreduce(&mine, &s.idle, 1, MPI_INT, MPI_MIN, world);
+    if (s.idle) gather_idle(&s, rank, world);
     if (rank == 0) save(path, &s);
     hp_ompt_free(s.regions, s.nregions);
+    hp_rank_times_free(&s.times);
+    free(s.openmp);
 }

@@ -39,7 +39,19 @@ hp_thread *hp_threads_all(void)
     return first;
 }
 
-void hp_switch(int on) { __atomic_store_n(&hp_pmpi_on, on, __ATOMIC_RELAXED); }
+/* How long counting was on, this rank: the window whose MPI time the counts hold (POP's elapsed time). The
+ * switch is thrown by MPI_Init, MPI_Pcontrol and MPI_Finalize, on the thread that calls them. */
+static double window_start, window_seconds;
+
+void hp_switch(int on)
+{
+    const int was = __atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED);
+    if (on && !was) window_start = hp_now();
+    if (!on && was) window_seconds += hp_now() - window_start;
+    __atomic_store_n(&hp_pmpi_on, on, __ATOMIC_RELAXED);
+}
+
+double hp_counted_seconds(void) { return window_seconds; }
 
 static hp_comm_counts *counts_of(hp_thread *t, int cls)
 {

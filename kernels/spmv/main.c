@@ -93,6 +93,7 @@ static int simulate(spmv_sim *s, hp_run *run)
         if (s->p.profile) ok = spmv_write_profile(&r, err, sizeof err) == 0;
     }
     free(r.halo_points);
+    hp_rank_times_free(&r.times);
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, SPMV_KERNEL, err)) return 1;
     return hp_checks_pass(r.checks, r.nchecks) ? 0 : 3;
 }

@@ -27,6 +27,7 @@ void spmv_collect_results(spmv_sim *s, const hp_run *run, spmv_results *r)
     r->rows_total = total[0];
     r->nnz_total = total[1];
     r->nregions = hp_reduce_regions(&s->comm, &s->timers, w, r->regions);
+    hp_gather_loop_times(&s->comm, &s->timers, w, &r->times);
     hp_reduce_comm(&s->comm, w, r->comm);
     const double bytes = spmv_bytes_per_product(&s->m) * s->p.calls;
     const double seconds = s->timers.region[R_PRODUCT].seconds;
@@ -100,6 +101,7 @@ static void members(hp_json *j, const void *context)
     hp_json_strings(j, "communication", communication, 2);
     hp_json_object_end(j);
     hp_json_comm(j, r->comm);
+    hp_json_rank_times(j, &r->times);
     hp_json_object_begin(j, "spmv");
     hp_json_string(j, "mode", s->p.mode_name);
     hp_json_int(j, "n", s->p.n);

@@ -128,6 +128,7 @@ typedef struct {
     double bandwidth;      /* GB/s of the local product over all calls, summed over ranks */
     double best_bandwidth; /* the same from each rank's fastest call, as STREAM reports its best */
     int *halo_points; /* rank 0: 26 per rank, points exchanged with each direction's neighbour */
+    hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
 } spmv_results;
 void spmv_collect_results(spmv_sim *s, const hp_run *run, spmv_results *r); /* collective */
 void spmv_print_summary(const spmv_results *r);

@@ -130,6 +130,7 @@ typedef struct {
     int nregions;
     hp_comm_stat *comm;
     double rates[NKERNELS];
+    hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
 } profile_context;
 
 static void members(hp_json *j, const void *context)
@@ -149,6 +150,7 @@ static void members(hp_json *j, const void *context)
     hp_json_array_end(j);
     hp_json_regions(j, c->regions, c->nregions);
     hp_json_comm(j, c->comm);
+    hp_json_rank_times(j, &c->times);
     hp_json_object_begin(j, "stream");
     hp_json_int(j, "elements", c->elements);
     hp_json_int(j, "bytes_per_array", c->elements * 8);
@@ -204,7 +206,8 @@ int main(int argc, char **argv)
     hp_stat worst = hp_stat_across(&comm, r.error, run.world);
     hp_run_capture_affinity(&run, &comm);
     hp_check check = hp_check_make("result_error", worst.max, 0.0, 1e-13);
-    profile_context c = {args, nargs, &r, p.elements, &check, regions, nregions, cstat, {0}};
+    profile_context c = {args, nargs, &r, p.elements, &check, regions, nregions, cstat, {0}, {0}};
+    hp_gather_loop_times(&comm, &timers, run.world, &c.times);
     for (int k = 0; k < NKERNELS; k++) /* bandwidth of the slowest rank: the sustainable per-rank rate */
         c.rates[k] = 1e-9 * arrays_touched[k] * 8.0 * (double)p.elements / regions[k].seconds.max;
 
@@ -220,6 +223,7 @@ int main(int argc, char **argv)
                c.rates[COPY], p.elements, run.ranks, run.threads);
         if (p.profile) ok = hp_profile_write(p.profile, &run, members, &c, err, sizeof err) == 0;
     }
+    hp_rank_times_free(&c.times);
     int failed = hp_any_error(&comm, run.world, ok, KERNEL, err);
     hp_run_finish(&run);
     return failed ? 1 : check.pass ? 0 : 3;

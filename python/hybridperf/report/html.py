@@ -18,7 +18,7 @@ from typing import Any, Callable
 from hybridperf.analysis import efficiency as eff
 from hybridperf.analysis.sections import Section
 from hybridperf.files import write_atomic
-from hybridperf.report import plots
+from hybridperf.report import plots, pop_table
 from hybridperf.report.tables import (bytes_table, communication_table, efficiency_table, failed_table,
                                       figures_table, imbalance_table, model_tables, overhead_table, points_table,
                                       problem, ratio_table, regions_table, Table, verdict_sentence, verdict_table)
@@ -45,7 +45,7 @@ th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 td:first-child,th:first-child,td.words{text-align:left}img{max-width:100%;display:block;margin:1em 0}
 h2{border-bottom:2px solid #444;padding-bottom:0.2em;margin-top:2em}code{background:#f3f3f3;padding:0 3px}
 .headline{border:2px solid #444;border-radius:6px;padding:0.6em 1.2em;margin:1em 0;background:#fafaf5}
-.headline li{margin:0.3em 0}"""
+.headline li{margin:0.3em 0}table.pop{font-size:0.8em}table.pop td,table.pop th{white-space:nowrap;padding:2px 4px}table.pop small{color:#444}"""
 
 
 def html_table(table: Table) -> str:
@@ -173,6 +173,7 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
                 continue
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(html_table(table(s)))
+        parts.append(pop_table.render_html(s))
         parts.append("<h3>Models</h3>" + "".join(html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"
                                                  for t in model_tables(s, spec["cores_per_node"])))
     ignored = {k for params in spec.get("configuration_params", {}).values() for k in params}

@@ -1,12 +1,14 @@
 """The study's answer as data (`hybridperf report DIR --json`): per parameter set and scale, the race's outcome,
 the winner or tied set, the lead with its interval, the blocks used and the noise floor; per parameter set, its
-scaling kind and each point's scaling figures, as the report's tables give them. Pure."""
+scaling kind and each point's scaling figures, as the report's tables give them, and each point's POP factors
+(analysis.pop_study) with, per scale, the sentence naming the factor that sets the winner apart. Pure."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from hybridperf.analysis.pop_study import explanation, point_factors, PointFactors
 from hybridperf.analysis.race import Standing
 from hybridperf.analysis.sections import Section, Verdict
 from hybridperf.report.tables import distinct_points
@@ -55,6 +57,22 @@ def scaling(s: Section) -> dict[str, Any]:
     return {"kind": s.scaling.kind, "why": s.scaling.why, "points": points}
 
 
+def pop_point(f: PointFactors, axis: str) -> dict[str, Any]:
+    """A point's POP factors: each the median over its runs with its 90% interval and n, or null with why."""
+    return {"configuration": f.configuration, axis: f.scale,
+            "factors": {name: None if e is None else {"median": e.median, "low": _number(e.low),
+                                                       "high": _number(e.high), "runs": e.n}
+                        for name, e in f.values.items()},
+            "unavailable": f.why}
+
+
+def _section(s: Section) -> dict[str, Any]:
+    table = point_factors(s, distinct_points(s))
+    return {"params": s.params, "axis": s.axis, "scaling": scaling(s),
+            "scales": [{**scale(v, s.axis), "why": explanation(table, v, s.axis)} for v in s.verdicts],
+            "pop": [pop_point(f, s.axis) for f in table]}
+
+
 def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> dict[str, Any]:
     rule = sections[0].rule if sections else None
     return {
@@ -63,6 +81,5 @@ def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> di
         "rule": None if rule is None else {"confidence": rule.confidence, "tie_within": rule.tie_within,
                                            "min_blocks": rule.min_blocks, "max_blocks": rule.max_blocks,
                                            "budget_seconds": rule.budget},
-        "sections": [{"params": s.params, "axis": s.axis, "scaling": scaling(s),
-                      "scales": [scale(v, s.axis) for v in s.verdicts]} for s in sections],
+        "sections": [_section(s) for s in sections],
     }

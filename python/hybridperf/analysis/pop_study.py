@@ -1,0 +1,132 @@
+"""POP's factors across a study: each point's (configuration × scale) median over its runs with a 90% interval
+(`verdicts.median_interval`, as the benches' figures), computation scalability and global efficiency against the
+study's reference point, and at each scale the one sentence that says which factor sets the winner apart from the
+runner-up (docs/pop.md). Pure."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+from hybridperf.analysis import pop
+from hybridperf.analysis.sections import Point, Section, Verdict
+from hybridperf.analysis.verdicts import median_interval
+
+STUDY_FACTORS = ("global_efficiency", "computation_scalability")
+FACTORS = (*STUDY_FACTORS, *pop.RUN_FACTORS)
+# The factors a winner is explained by: the leaves of POP's tree, not the products of them.
+EXPLAINING = ("computation_scalability", "mpi_communication_efficiency", "mpi_load_balance_in",
+              "mpi_load_balance_out", "openmp_load_balance", "openmp_scheduling_efficiency",
+              "openmp_serialization_efficiency", "ipc")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    median: float
+    low: float  # the 90% interval of the median over the runs (unbounded below two runs)
+    high: float
+    n: int
+
+
+@dataclass
+class PointFactors:
+    configuration: str
+    scale: int
+    values: dict[str, Estimate | None]
+    why: dict[str, str] = field(default_factory=dict)  # factor -> why it is None
+
+
+def _useful_cpu_seconds(run: pop.Factors, profile: dict) -> float | None:
+    """All threads' useful seconds summed: M × OpenMP parallel efficiency × Σ_i (E_i − C_i)."""
+    times, omp_pe = pop.rank_times(profile), run.values["openmp_parallel_efficiency"]
+    if times is None or omp_pe is None:
+        return None
+    return profile["run"]["threads_per_rank"] * omp_pe * sum(times.outside)
+
+
+def _estimate(values: list[float]) -> Estimate | None:
+    if not values:
+        return None
+    low, high = median_interval(values)
+    return Estimate(statistics.median(values), low, high, len(values))
+
+
+def _reference(points: list[Point]) -> tuple[Point, float] | None:
+    """The point every scalability is measured against: the fewest cores whose runs' useful time is known (POP's
+    reference run), with the median of that useful time."""
+    known = []
+    for p in points:
+        useful = [u for r in p.runs if (u := _useful_cpu_seconds(pop.of_profile(r["profile"]), r["profile"]))]
+        if useful and p.time:
+            known.append((p.cores, p.time.median, p, statistics.median(useful)))
+    if not known:
+        return None
+    _, _, point, useful = min(known, key=lambda k: (k[0], k[1]))
+    return point, useful
+
+
+def point_factors(section: Section, named: list[tuple[str, Point]]) -> list[PointFactors]:
+    """Each measured point's factors, `named` the section's points as the report shows them (configurations that
+    share one shape's runs named together); computation scalability and global efficiency against the reference
+    point, its useful time scaled by the problem sizes the runs state (1 for strong scaling)."""
+    ref = _reference(section.points)
+    out = []
+    for configuration, p in named:
+        if not p.runs:
+            continue
+        work = None if ref is None else ref[1] * (p.problem / ref[0].problem if p.problem and ref[0].problem else 1)
+        per_run: dict[str, list[float]] = {factor: [] for factor in FACTORS}
+        why: dict[str, str] = {}
+        for r in p.runs:
+            f = pop.of_profile(r["profile"])
+            useful, times = _useful_cpu_seconds(f, r["profile"]), pop.rank_times(r["profile"])
+            f.values["computation_scalability"] = work / useful if work and useful else None
+            f.values["global_efficiency"] = work / (p.cores * max(times.elapsed)) if work and times else None
+            if ref is None:
+                f.why["computation_scalability"] = f.why["global_efficiency"] = (
+                    "no point of this study has a known useful time to scale against")
+            elif not useful:
+                f.why["computation_scalability"] = ("this point's useful time is not known (its OpenMP parallel "
+                                                    "efficiency is not)")
+            for factor in FACTORS:
+                value = f.values.get(factor)
+                if value is not None and math.isfinite(value):
+                    per_run[factor].append(value)
+                elif factor in f.why:
+                    why.setdefault(factor, f.why[factor])
+        values = {factor: _estimate(v) for factor, v in per_run.items()}
+        out.append(PointFactors(configuration, p.scale, values,
+                                {factor: why.get(factor, "no run of this point has it") for factor in FACTORS
+                                 if values[factor] is None}))
+    return out
+
+
+def _point(table: list[PointFactors], candidate: str, scale: int) -> PointFactors | None:
+    names = set(candidate.split(" = "))
+    return next((f for f in table if f.scale == scale and names & set(f.configuration.split(" = "))), None)
+
+
+def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
+    """'hybrid-1 wins at 2 cores: its MPI communication efficiency is 0.97 against 0.88 for pure-mpi.' — the factor
+    that differs most between the winner (or the leader, or the preferred of a tie) and the runner-up, of those both
+    carry; None where there is no runner-up."""
+    runner = v.runner_up
+    if runner is None:
+        return None
+    first, second = _point(table, v.winner, v.scale), _point(table, runner.candidate, v.scale)
+    if first is None or second is None:
+        return None
+    other = runner.candidate if v.winner != runner.candidate else v.race.leader
+    verb = {"wins": "wins", "tie": "is preferred of the tie"}.get(v.outcome, "leads (undecided)")
+    where = f"{v.winner} {verb} at {v.scale} {axis[:-1] if v.scale == 1 else axis}"
+    both = [(abs(a.median - b.median), name, a.median, b.median) for name in EXPLAINING
+            if (a := first.values.get(name)) and (b := second.values.get(name))]
+    if not both:
+        return f"{where}; no POP factor is known for both it and {other} (docs/pop.md says which runs carry them)."
+    _, name, mine, theirs = max(both)
+    text = f"{where}: its {pop.NAMES[name]} is {mine:.2f} against {theirs:.2f} for {other}"
+    serial = first.values.get("openmp_serialization_efficiency")
+    if name != "openmp_serialization_efficiency" and serial and serial.median < 0.995:
+        text += f"; its OpenMP serialization costs {100 * (1 - serial.median):.0f}%"
+    return text + "."

@@ -11,14 +11,21 @@ Plain functions, no pytest fixtures:
 
 start() is idempotent (a running cluster is reused) and stop() leaves no daemon behind. The state
 directory is $HYBRIDPERF_SLURM_DIR if set, else /tmp/hybridperf-slurm. See docs/slurm-local.md.
+
+There is one cluster per machine, and one user's stop() takes it from under every other: tests that start
+it hold `with slurm_cluster.in_use():` from start() to stop(), so that pytest's workers (and the docs blocks
+that run scripts/slurm-local.sh) take turns.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "slurm-local.sh"
 
@@ -26,6 +33,16 @@ SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "slurm-local.sh"
 _DAEMONS = ("munged", "slurmctld", "slurmd")
 _CLIENTS = ("sbatch", "srun", "squeue", "sinfo", "scontrol")
 _SBIN = os.pathsep.join((os.environ.get("PATH", ""), "/usr/sbin", "/sbin"))
+
+
+@contextlib.contextmanager
+def in_use() -> Iterator[None]:
+    """Hold the machine's one cluster for this process until the block ends; others wait their turn."""
+    directory = Path(os.environ.get("HYBRIDPERF_SLURM_DIR", "/tmp/hybridperf-slurm"))
+    lock = directory.parent / f".{directory.name}.lock"
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def available() -> bool:

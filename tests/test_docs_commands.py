@@ -28,6 +28,8 @@ from typing import Iterator
 
 import pytest
 
+import slurm_cluster
+
 # The blocks run in the repository and remove what they leave there: one worker runs them all, one at a time
 # (pytest -n: tests of other files, in their own temporary folders, run beside them).
 pytestmark = pytest.mark.xdist_group("repository")
@@ -119,7 +121,8 @@ def test_documented_commands_run(block: Block, user_data: Path):
            "XDG_DATA_HOME": str(user_data),
            # CI runs as root, where Open MPI's mpirun wants --allow-run-as-root; the docs show what a user types
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-    with _repository_to_ourselves():
+    cluster = slurm_cluster.in_use() if "slurm-local.sh" in script else contextlib.nullcontext()
+    with _repository_to_ourselves(), cluster:
         before = _untracked()
         try:
             done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + script], cwd=REPO, env=env,

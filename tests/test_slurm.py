@@ -33,9 +33,10 @@ results: {results}
 def cluster():
     if not slurm_cluster.available():
         pytest.skip("Slurm is not installed (scripts/slurm-local.sh install; `make test` does it)")
-    env = slurm_cluster.start()
-    yield {**os.environ, **env}
-    slurm_cluster.stop()
+    with slurm_cluster.in_use():  # a docs block or another worker would stop it under our jobs
+        env = slurm_cluster.start()
+        yield {**os.environ, **env}
+        slurm_cluster.stop()
 
 
 def stored(results):

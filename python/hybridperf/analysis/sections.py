@@ -177,7 +177,7 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
             config, scale, (n, rpn, t) = planned.configuration, planned.scale, planned.key
             own = design.configuration_params.get(config, {})
             mine = [r for r in group if (r["nodes"], r["ranks_per_node"], r["threads"]) == (n, rpn, t)
-                    and all(r["params"].get(k) == v for k, v in own.items())]
+                    and all(r["params"].get(k) == v for k, v in own.items()) and _placed_alike(config, r)]
             ok = [r for r in mine if r["status"] == "ok" and r["loop_time"] is not None]
             pts.append(Point(config, scale, n * rpn * t, n, rpn, t, mine[0]["mode"] if mine else "",
                              summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok,
@@ -190,6 +190,11 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
         sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions,
                                 rule, kind))
     return sections
+
+
+def _placed_alike(configuration: str, run: dict[str, Any]) -> bool:
+    """A placed configuration (pure-mpi@spread) owns only its own runs: its shape is also its other placements'."""
+    return "@" not in configuration or configuration in run["configurations"]
 
 
 def _relative_error(base: Point, p: Point) -> float:
@@ -241,7 +246,8 @@ def _candidate(run: dict[str, Any]) -> str:
 def scale_of(run: dict[str, Any], pts: list[Point]) -> int | None:
     """The scale a run belongs to: the point of its shape."""
     key = (run["nodes"], run["ranks_per_node"], run["threads"])
-    return next((p.scale for p in pts if (p.nodes, p.ranks_per_node, p.threads) == key), None)
+    return next((p.scale for p in pts if (p.nodes, p.ranks_per_node, p.threads) == key
+                 and _placed_alike(p.configuration, run)), None)
 
 
 def blocks_of(runs: list[dict[str, Any]]) -> list[dict[str, float | None]]:

@@ -2,6 +2,7 @@
 the exact launch lines, the spec's placement axis, Table 4.4's Diff with its verdict, and one small real study."""
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -205,7 +206,8 @@ def test_a_rank_bound_elsewhere_than_chosen_is_a_warning():
 def test_a_placement_study_runs_here_binds_what_it_chose_and_reports_its_diffs(tmp_path, md_binary):
     path = tmp_path / "placed.yaml"
     path.write_text(SPEC.format(repeats=2, results=tmp_path / "r").replace("[pure-mpi, hybrid-1]", "[pure-mpi]"))
-    out = subprocess.run([*HYBRIDPERF, "study", str(path)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([*HYBRIDPERF, "study", str(path)], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "COLUMNS": "250"})  # the tables' titles on one line
     assert out.returncode == 0, out.stderr
     assert "note: 2 x 1: compact and spread bind the same CPUs (0,1)" in out.stderr
     assert "what placement costs" in out.stdout and "pure-mpi" in out.stdout

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from hybridperf.analysis.race import exact_race, race, Race, Rule, Standing
 from hybridperf.analysis.scaling import ASSUMED_STRONG, problem_size, Scaling, scaling
 from hybridperf.analysis.stats import summarize, Summary
-from hybridperf.shapes import Design
+from hybridperf.shapes import Design, split_placement
 
 
 @dataclass
@@ -310,10 +310,11 @@ def threading_overheads(section: Section) -> list[Overhead]:
     of the pure-MPI time, the baseline, so that it reads "hybrid is X% slower (or faster)" and cannot fall below
     -100%; the thesis's percentage of the hybrid time explodes when a small region is much faster in hybrid."""
     out = []
-    pure = {p.scale: p for p in section.points if p.configuration == "pure-mpi" and p.runs}
+    pure = {(p.scale, split_placement(p.configuration)[1]): p for p in section.points
+            if split_placement(p.configuration)[0] == "pure-mpi" and p.runs}  # placed alike: pure-mpi@spread
     for p in section.points:
-        base = pure.get(p.scale)
-        if p.configuration == "pure-mpi" or not base or not p.runs or p.threads == 1:
+        base = pure.get((p.scale, split_placement(p.configuration)[1]))
+        if split_placement(p.configuration)[0] == "pure-mpi" or not base or not p.runs or p.threads == 1:
             continue
         for region in section.regions:
             if region == "total":

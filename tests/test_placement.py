@@ -221,3 +221,9 @@ def test_a_placement_study_runs_here_binds_what_it_chose_and_reports_its_diffs(t
         bound = [t["allowed"] for rank in profile["run"]["affinity"] for t in rank["threads"]]
         assert bound == [[0], [1]]  # what both policies chose here
         assert ("--rankfile" in r["launch"]) == r["configurations"].endswith("@spread")
+    report = subprocess.run([*HYBRIDPERF, "report", str(tmp_path / "r"), "--json"], capture_output=True, text=True,
+                            timeout=120)
+    rows = json.loads(report.stdout)["sections"][0]["placement"]
+    assert {(r["configuration"], r["placement"], r["region"]) for r in rows} >= {("pure-mpi", "spread", "loop time"),
+                                                                                 ("pure-mpi", "spread", "force")}
+    assert all(r["blocks"] == 2 and r["verdict"] in ("within", "differs", "undecided") for r in rows)

@@ -24,3 +24,13 @@ def table(section: Section) -> Table | None:
              f"judged against ±{100 * section.rule.tie_within:g}% at {100 * section.rule.confidence:g}%")
     return title, ["configuration", section.axis, "placement", "region", f"{SHARED} [s]", "other [s]", "Diff",
                    "interval", "verdict", "n"], rows
+
+
+def as_json(section: Section) -> dict[str, list[dict[str, object]]]:
+    """`report --json`'s part: {"placement": [...]} with each Diff and its verdict, or {} when there is none."""
+    rows = [{"configuration": d.configuration, section.axis: d.scale, "placement": d.placement, "region": d.region,
+             "compact_seconds": d.shared, "other_seconds": d.other, "diff": d.judgement.estimate,
+             "low": d.judgement.low if d.judgement.bounded else None,
+             "high": d.judgement.high if d.judgement.bounded else None, "verdict": d.judgement.word,
+             "blocks": d.judgement.n} for d in diffs(section)]
+    return {"placement": rows} if rows else {}

@@ -15,7 +15,7 @@ from hybridperf.analysis.placement import diffs, LOOP
 from hybridperf.analysis.race import Rule
 from hybridperf.analysis.sections import Point, Section
 from hybridperf.launch import placement
-from hybridperf.launch.lines import build_launch, Configuration
+from hybridperf.launch.lines import build_launch, Configuration, LaunchError
 from hybridperf.launch.machine import parse_topology
 from hybridperf.shapes import NotApplicable, placed, shape
 from hybridperf.study import spec
@@ -89,11 +89,12 @@ def test_open_mpi_lines_compact_by_map_by_and_the_rest_by_a_rankfile_of_logical_
     assert launch("compact", 4, 1, "openmpi").command == [
         "mpirun", "-np", "4", "--map-by", "ppr:4:node:PE=1", "--bind-to", "core", "-x", "OMP_NUM_THREADS", "-x",
         "OMP_PLACES", "-x", "OMP_PROC_BIND", "md"]
-    spread = launch("spread", 2, 2, "openmpi", nodes=2)
-    assert spread.command == ["mpirun", "-np", "4", "--hostfile", "hosts", "--rankfile", "r.txt", "-x",
-                              "OMP_NUM_THREADS", "-x", "OMP_PLACES", "-x", "OMP_PROC_BIND", "md"]
-    assert spread.files == {"r.txt": "rank 0=+n0 slot=0,2\nrank 1=+n0 slot=4,6\n"
-                                     "rank 2=+n1 slot=0,2\nrank 3=+n1 slot=4,6\n"}
+    spread = launch("spread", 2, 2, "openmpi")
+    assert spread.command == ["mpirun", "-np", "2", "--rankfile", "r.txt", "-x", "OMP_NUM_THREADS", "-x", "OMP_PLACES",
+                              "-x", "OMP_PROC_BIND", "md"]
+    assert spread.files == {"r.txt": "rank 0=localhost slot=0,2\nrank 1=localhost slot=4,6\n"}  # CPUs 0,4 and 1,5
+    with pytest.raises(LaunchError, match="spread placement on 2 nodes: Open MPI's rankfile binds one here"):
+        launch("spread", 2, 2, "openmpi", nodes=2)
 
 
 def test_mpich_lines_bind_each_rank_to_its_os_cpus():

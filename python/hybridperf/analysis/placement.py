@@ -28,7 +28,7 @@ LOOP = "loop time"
 
 @dataclass(frozen=True)
 class Diff:
-    configuration: str  # as the spec names it: pure-mpi
+    configuration: str  # as the spec names it (pure-mpi), or several of one shape (pure-mpi = hybrid-1)
     placement: str  # the placement set against compact: spread
     scale: int
     region: str  # LOOP, or a profile region
@@ -53,19 +53,29 @@ def _paired(shared: Point, other: Point, region: str) -> list[tuple[float, float
             if mine[k] is not None and theirs[k] is not None and mine[k] > 0]
 
 
-def diffs(section: Section) -> list[Diff]:
-    """Every placement against compact, per configuration, scale and region, where both were measured."""
-    band = Band(-section.rule.tie_within, section.rule.tie_within)
-    placed: dict[tuple[str, int], dict[str, Point]] = {}
+def _placed(section: Section) -> dict[tuple[str, int], dict[str, Point]]:
+    """Each configuration's measured points by policy, per scale; configurations that share their compact shape at a
+    scale (on one core every configuration is 1 x 1) are one, named as their race names them: pure-mpi = hybrid-1."""
+    by_base: dict[tuple[str, int], dict[str, Point]] = {}
     for p in section.points:
         base, policy = split_placement(p.configuration)
         if policy and p.runs:
-            placed.setdefault((base, p.scale), {})[policy] = p
+            by_base.setdefault((base, p.scale), {})[policy] = p
+    merged: dict[tuple[int, tuple[int, int, int]], tuple[list[str], dict[str, Point]]] = {}
+    for (base, scale), points in by_base.items():
+        shared = points.get(SHARED)
+        if shared is not None:
+            names, _ = merged.setdefault((scale, (shared.nodes, shared.ranks_per_node, shared.threads)), ([], points))
+            names.append(base)
+    return {(" = ".join(names), scale): points for (scale, _), (names, points) in merged.items()}
+
+
+def diffs(section: Section) -> list[Diff]:
+    """Every placement against compact, per configuration, scale and region, where both were measured."""
+    band = Band(-section.rule.tie_within, section.rule.tie_within)
     out = []
-    for (base, scale), by_policy in placed.items():
-        shared = by_policy.get(SHARED)
-        if shared is None:
-            continue
+    for (name, scale), by_policy in _placed(section).items():
+        shared = by_policy[SHARED]
         for policy, other in by_policy.items():
             if policy == SHARED:
                 continue
@@ -74,7 +84,7 @@ def diffs(section: Section) -> list[Diff]:
                 if not pairs:
                     continue
                 values = [(a - b) / a for a, b in pairs]
-                out.append(Diff(base, policy, scale, region, statistics.median(a for a, _ in pairs),
+                out.append(Diff(name, policy, scale, region, statistics.median(a for a, _ in pairs),
                                 statistics.median(b for _, b in pairs),
                                 judge_samples(values, band, section.rule.confidence)))
     return out

@@ -204,7 +204,10 @@ def build_launch(
     if flavor == "openmpi" and explicit:
         if not rankfile:
             raise LaunchError(f"{explicit.policy} placement with Open MPI needs a rankfile path")
-        files[rankfile] = placement.rankfile(explicit, config.nodes)
+        if config.nodes > 1:
+            raise LaunchError(f"{explicit.policy} placement on {config.nodes} nodes: Open MPI's rankfile binds one "
+                              "here; run it under Slurm (backend: slurm)")
+        files[rankfile] = placement.rankfile(explicit)
     if flavor == "openmpi":
         cmd = _openmpi(config, env, as_root, hostfile, rankfile)
     elif flavor == "mpich":

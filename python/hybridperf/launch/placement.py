@@ -98,12 +98,12 @@ def coincide(machine: Machine, ranks_per_node: int, threads: int) -> str | None:
             "pair, which should tie")
 
 
-def rankfile(binding: Binding, nodes: int) -> str:
-    """Open MPI's rankfile for the binding on every node: `rank R=+nN slot=L,...`, L hwloc's logical core numbers
-    (Open MPI reads slots as logical unless told otherwise)."""
-    per_node = len(binding.ranks)
-    return "".join(f"rank {node * per_node + i}=+n{node} slot={','.join(str(s.logical) for s in rank)}\n"
-                   for node in range(nodes) for i, rank in enumerate(binding.ranks))
+def rankfile(binding: Binding) -> str:
+    """Open MPI's rankfile for the binding on this node: `rank R=localhost slot=L,...`, L hwloc's logical core
+    numbers (Open MPI reads slots as logical unless told otherwise). One node only: Open MPI 4.1 aborts on the
+    relative host names (`+n0`) a rankfile for several would need."""
+    return "".join(f"rank {i}=localhost slot={','.join(str(s.logical) for s in rank)}\n"
+                   for i, rank in enumerate(binding.ranks))
 
 
 def hydra_user(binding: Binding) -> str:

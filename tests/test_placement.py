@@ -167,9 +167,11 @@ def test_slurm_scripts_of_a_placement_study_against_the_test_clusters_node(tmp_p
 
 
 def point(configuration, times):
+    """A measured point at 4 cores on one node: pure MPI's 4 x 1 or hybrid's 1 x 4, a run per block."""
     runs = [{"repeat": k, "loop_time": t, "profile": {"regions": {"force": {"time": {"avg": 0.8 * t}}}}}
             for k, t in enumerate(times)]
-    return Point(configuration, 4, 4, 1, 4, 1, "pure-mpi", None, 0, runs)
+    ranks, threads = (4, 1) if configuration.startswith("pure-mpi") else (1, 4)
+    return Point(configuration, 4, 4, 1, ranks, threads, "", None, 0, runs)
 
 
 def test_table_4_4_diff_per_region_with_its_verdict():
@@ -187,6 +189,14 @@ def test_table_4_4_diff_per_region_with_its_verdict():
     assert total.judgement.estimate == pytest.approx(0.04434, abs=5e-5) and total.judgement.word == "differs"
     assert found["hybrid-1", LOOP].judgement.estimate == pytest.approx(0.01247, abs=5e-5)
     assert found["hybrid-1", LOOP].judgement.word == "within" and found["hybrid-1", "force"].judgement.n == 5
+
+
+def test_configurations_of_one_shape_are_one_row():
+    """On one core pure MPI and hybrid are the same 1 x 1 runs: one Diff, named as their race names them."""
+    one = [Point(f"{c}@{p}", 1, 1, 1, 1, 1, "", None, 0, point(c, [1.0, 0.5 if p == "spread" else 1.0]).runs)
+           for c in ("pure-mpi", "hybrid-1") for p in ("compact", "spread")]
+    (d,) = diffs(Section({}, "cores", one, [], [], Rule()))
+    assert (d.configuration, d.judgement.estimate) == ("pure-mpi = hybrid-1", pytest.approx(0.25))
 
 
 def test_a_diff_of_one_block_is_undecided():

@@ -19,6 +19,7 @@ from hybridperf.launch.lines import build_launch, Configuration, LaunchError
 from hybridperf.launch.machine import parse_topology
 from hybridperf.shapes import NotApplicable, placed, shape
 from hybridperf.study import spec
+from hybridperf.study.backends.local import LocalBackend
 from hybridperf.study.backends.slurm import SlurmBackend
 from hybridperf.study.expand import expand, races
 
@@ -136,6 +137,17 @@ def test_the_axis_races_each_configuration_once_per_placement(tmp_path, md_binar
                                                       "hybrid-1@spread"]
     assert len({c.key for c in race.candidates}) == 4
     assert [c.placement for c in race.candidates] == ["compact", "spread", "compact", "spread"]
+
+
+def test_configurations_may_name_their_placement_without_the_axis(tmp_path, md_binary):
+    text = SPEC.format(repeats=1, results=tmp_path).replace("placement: [compact, spread]\n", "")
+    study = spec.parse(text.replace("[pure-mpi, hybrid-1]", "[pure-mpi@compact, hybrid-1@oversubscribe]"), "s.yaml",
+                       cores_per_node=2)
+    assert [c.candidate for c in races(study)[0].candidates] == ["pure-mpi@compact", "hybrid-1@oversubscribe"]
+    assert study.placements == {"compact", "oversubscribe"} and LocalBackend(study, tmp_path).node is not None
+    with pytest.raises(spec.SpecError, match="s.yaml:4: pure-mpi@spread names its own placement"):
+        spec.parse(SPEC.format(repeats=1, results=tmp_path).replace("[pure-mpi,", "[pure-mpi@spread,"), "s.yaml",
+                   cores_per_node=2)
 
 
 @pytest.mark.parametrize("line, message", [

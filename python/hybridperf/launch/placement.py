@@ -88,7 +88,8 @@ def bind(machine: Machine, policy: str, ranks_per_node: int, threads: int) -> Bi
 
 def coincide(machine: Machine, ranks_per_node: int, threads: int) -> str | None:
     """One line when compact and spread choose the same cores for this shape on this node; None when they differ."""
-    compact, spread = bind(machine, "compact", ranks_per_node, threads), bind(machine, "spread", ranks_per_node, threads)
+    compact = bind(machine, "compact", ranks_per_node, threads)
+    spread = bind(machine, "spread", ranks_per_node, threads)
     if compact.cpus() != spread.cpus():
         return None
     cpus = ",".join(str(c) for rank in compact.cpus() for c in rank)

@@ -100,6 +100,11 @@ class Study:
         return tuple(f"{c}@{p}" for c in self.configurations for p in self.placement)
 
     @property
+    def placements(self) -> set[str]:
+        """The placement policies its runs use: the axis's, or those its configurations name (pure-mpi@spread)."""
+        return {p for p in (split_placement(c)[1] for c in self.placed_configurations) if p}
+
+    @property
     def design(self) -> Design:
         axis = "cores" if self.cores else "nodes"
         params = {c: self.configuration_params[split_placement(c)[0]] for c in self.placed_configurations
@@ -280,12 +285,19 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     )
 
 
+PLACED_ONLY = ("placement binds a kernel's ranks to chosen cores: it runs on the local and slurm backends, for the "
+               "kernels (not backend simgrid, not kernel: app)")
+
+
 def _validate_placement(data: dict, ctx: Context, backend: str, kernel: str,
                         configurations: tuple[str, ...]) -> tuple[str, ...]:
     """`placement:` — policies from launch.placement, each configuration run once per policy. Not for a simulated
     study (the simulator does not model caches), nor an app (its launch takes no binding yet); underpopulate moves
     a point onto twice the nodes, which the local backend (one machine) does not have."""
+    named = [c for c in configurations if split_placement(c)[1]]
     if "placement" not in data:
+        if named and (backend == "simgrid" or kernel == APP):
+            raise ctx.error(("configurations", configurations.index(named[0])), PLACED_ONLY)
         return ()
     raw = data["placement"]
     raw = [raw] if isinstance(raw, str) else raw
@@ -298,11 +310,9 @@ def _validate_placement(data: dict, ctx: Context, backend: str, kernel: str,
         if raw.index(name) != i:
             raise ctx.error(("placement", i), f"placement {name} is listed twice")
     if backend == "simgrid" or kernel == APP:
-        raise ctx.error(("placement",), "placement binds a kernel's ranks to chosen cores: it runs on the local and "
-                                        "slurm backends, for the kernels (not backend simgrid, not kernel: app)")
-    placed = [c for c in configurations if split_placement(c)[1]]
-    if placed:
-        raise ctx.error(("configurations",), f"{placed[0]} names its own placement: give placement: or NAME@POLICY "
+        raise ctx.error(("placement",), PLACED_ONLY)
+    if named:
+        raise ctx.error(("configurations",), f"{named[0]} names its own placement: give placement: or NAME@POLICY "
                                              "names, not both")
     if backend == "local" and "underpopulate" in raw:
         raise ctx.error(("placement",), "underpopulate runs each point on twice the nodes, and the local backend has "

@@ -74,7 +74,7 @@ def configuration(study: Study, plan: RunPlan, node: Machine | None = None) -> C
 def placement_notes(study: Study, node: Machine | None) -> list[str]:
     """One line per shape whose compact and spread placements bind the same cores on this node (a 2-core virtual
     machine has one package and one shared cache: there, the two are the same run)."""
-    if node is None or not {"compact", "spread"} <= set(study.placement):
+    if node is None or not {"compact", "spread"} <= study.placements:
         return []
     shapes = dict.fromkeys((p.ranks_per_node, p.threads) for p in expand(study) if p.placement == "spread")
     return [line for line in (placement.coincide(node, r, t) for r, t in shapes) if line]

@@ -20,7 +20,7 @@ class LocalBackend:
 
     def __init__(self, study: Study, results: Path, node: Machine | None = None):
         self.study, self.results = study, results
-        self.node = node or (local_machine() if study.placement else None)  # placement chooses from its cores
+        self.node = node or (local_machine() if study.placements else None)  # placement chooses from its cores
 
     def config(self, plan: RunPlan) -> Configuration:
         return configuration(self.study, plan, self.node)

@@ -117,7 +117,7 @@ class SlurmBackend:
     def __init__(self, study: Study, results: Path, node: Machine | None = None):
         self.study, self.results = study, results
         self.scripts = results / "slurm"
-        self.node = node or (_topology(study.slurm.get("topology")) if study.placement else None)
+        self.node = node or (_topology(study.slurm.get("topology")) if study.placements else None)
 
     def launch(self, plan: RunPlan) -> Launch:
         return self._prepared(plan)[0]

@@ -16,6 +16,7 @@ from hybridperf.report import html as reporting, terminal, verdicts_json
 from hybridperf.store import export as exports, thicket as thickets
 from hybridperf.store.db import Campaign, Store, StoreError
 from hybridperf.study import spec
+from hybridperf.study.backends import placement_notes
 from hybridperf.study.backends.local import LocalBackend
 from hybridperf.study.expand import expand, races
 from hybridperf.study.run import rule_text, run_study
@@ -74,6 +75,8 @@ def study(
         runner = _backend(st, directory)
         if st.app is not None:
             runner.launch(expand(st)[0])  # the program and the counting library exist, before anything runs
+        for note in placement_notes(st, getattr(runner, "node", None)):
+            errors.print(f"note: {note}", highlight=False)
         if dry_run:
             found = races(st)
             for race in found:

@@ -5,13 +5,13 @@ built (HYBRIDPERF_NPB_MZ names its bin/), the class S study run end to end."""
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import runs
 from hybridperf.app.parsers import PARSERS
 from hybridperf.app.profile import build, check_failure
 from hybridperf.study import spec
@@ -81,15 +81,6 @@ def test_a_run_whose_shape_is_not_the_one_the_program_reports_fails():
     app = spec.parse(STUDY.read_text(), "bt-mz.yaml", cores_per_node=2).app_spec
     assert check_failure(app, profile, output("S-2x1"), "x.out") == \
         "check reported_processes failed: the program reports 2, the run's shape gives 1"
-
-
-def runs(results: Path) -> list[dict]:
-    db = sqlite3.connect(results / "results.db")
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute("SELECT * FROM runs WHERE warmup = 0 ORDER BY ranks, threads")]
-    finally:
-        db.close()
 
 
 def test_the_study_stores_an_unsuccessful_verification_as_a_failed_run_with_its_reason(tmp_path):

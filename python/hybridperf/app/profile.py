@@ -133,13 +133,14 @@ def check_failure(app: AppSpec, profile: dict[str, Any], text: str, source: str)
     failed = [name for name, check in profile["checks"].items() if not check["pass"]]
     if parser and parser.verdict and parser.verdict.name in failed:
         line = parser.verdict.line(text)
-        said = f"it printed '{line}'" if line else "it printed no verification line"
+        said = f"it printed '{line}'" if line else f"it printed no {parser.verdict.name} line"
         return f"the program's own {parser.verdict.name} failed: {said} (in {source})"
     name = failed[0]
     if name == "output_check":
         return f"the output check failed: {app.check!r} matches nothing in {source}"
     check = profile["checks"][name]
-    return f"check {name} failed: the program reports {check['value']}, the run's shape gives {check['expected']}"
+    said = "nothing" if check["value"] is None else check["value"]
+    return f"check {name} failed: the program reports {said}, the run's shape gives {check['expected']}"
 
 
 def ignored_threads(busy: dict[str, int] | None, threads: int, where: str) -> str | None:

@@ -111,6 +111,21 @@ def test_without_npb_the_study_stops_in_one_line_before_anything_runs(tmp_path, 
     assert not (tmp_path / "res").exists()
 
 
+def test_every_program_a_study_would_start_is_found_before_anything_runs(tmp_path):
+    """A program per rank count, as NPB-MZ's: the 1-rank one exists, the 2-rank one does not."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "prog.1").write_text("#!/bin/sh\necho took 1 s\n")
+    (tmp_path / "bin" / "prog.1").chmod(0o755)
+    path = tmp_path / "s.yaml"
+    path.write_text("study: s\nkernel: app\napp:\n  command: ['$PROGRAMS_HERE/prog.{ranks}']\n  profile_mpi: false\n"
+                    "  figures:\n    loop_time: 'took (?P<value>\\S+) s'\nconfigurations: [pure-mpi]\ncores: [1, 2]\n"
+                    f"repeats: 1\nresults: {tmp_path / 'res'}\n")
+    out = subprocess.run([*HYBRIDPERF, "study", str(path)], capture_output=True, text=True, timeout=60,
+                         env=os.environ | {"PROGRAMS_HERE": str(tmp_path / "bin")})
+    assert (out.returncode, out.stderr) == (2, f"hybridperf: error: program not found: {tmp_path}/bin/prog.2\n")
+    assert not (tmp_path / "res").exists()
+
+
 @pytest.mark.skipif(not NPB or not all((Path(NPB) / f"bt-mz.S.{n}").is_file() for n in (1, 2)),
                     reason="NPB-MZ's bt-mz.S.1 and bt-mz.S.2 are not built: HYBRIDPERF_NPB_MZ names no bin/ that holds "
                            "them (docs/bt-mz.md says how to build them)")

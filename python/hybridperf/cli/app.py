@@ -68,7 +68,7 @@ def info(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")]
     launchers = {f: kernels.launcher_version(f) for f in FLAVORS}
     if as_json:
         data = {
-            "machine": {**m.__dict__, "caches": [c.__dict__ for c in m.caches]},
+            "machine": {**m.__dict__, "caches": [c.__dict__ for c in m.caches], "sites": [s.__dict__ for s in m.sites]},
             "launchers": launchers,
             "kernels": found,
         }

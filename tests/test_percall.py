@@ -69,6 +69,9 @@ def test_the_heavy_tail_rule():
     # Just over a decade apart, but the bins cannot prove the ratio is above 10: not flagged.
     near = percall.tail("x", calls([2e-6] * 95 + [2.5e-5] * 5))
     assert near.ratio.low < percall.HEAVY_TAIL < near.ratio.high and near.heavy is False
+    # p50 in the bin below 1 µs, p99 in the one from 10 µs: a decade exactly at the bounds, which is not above it.
+    decade = percall.tail("x", calls([0.9e-6] * 98 + [1.2e-5] * 2))
+    assert decade.ratio.low == pytest.approx(10) and decade.heavy is False
 
 
 def test_runs_merge_bin_by_bin():

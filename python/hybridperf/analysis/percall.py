@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 HEAVY_TAIL = 10.0  # p99 / p50 above this (at its lower bound) is a heavy tail
+EDGE_ROUNDING = 1e-9  # two edges a decade apart divide to 10 within rounding: that is not above 10
 TAIL_CALLS = 100  # fewer calls and p99 is the slowest call: no tail is judged
 PERCENTILES = (0.5, 0.9, 0.99)
 
@@ -114,7 +115,7 @@ def tail(subject: str, t: CallTimes) -> Tail:
     p50, p99 = p[0.5], p[0.99]
     ratio = Bounded(p99.low / p50.high if p50.high > 0 else math.inf,
                     p99.high / p50.low if p50.low > 0 else math.inf)
-    return Tail(subject, t, p, ratio, None if t.count < TAIL_CALLS else ratio.low > HEAVY_TAIL)
+    return Tail(subject, t, p, ratio, None if t.count < TAIL_CALLS else ratio.low > HEAVY_TAIL * (1 + EDGE_ROUNDING))
 
 
 def subjects(profile: dict[str, Any]) -> dict[str, CallTimes]:

@@ -66,7 +66,7 @@ def curves(s: Section) -> list[tuple[str, Tail]]:
 
 def flagged(s: Section) -> list[str]:
     """A sentence per heavy tail, by configuration."""
-    return [f"{name} at {p.scale} {s.axis}: {t.subject}'s slowest 1% of calls take {ratio(t.ratio)}× its median "
+    return [f"{name} at {p.scale} {s.axis[:-1] if p.scale == 1 else s.axis}: {t.subject}'s slowest 1% of calls take {ratio(t.ratio)}× its median "
             f"(p50 {bounded(t.percentiles[0.5])}, p99 {bounded(t.percentiles[0.99])}): a heavy tail (above "
             f"{HEAVY_TAIL:g}×)" for name, p, found in point_tails(s) for t in found if t.heavy]
 

@@ -11,7 +11,7 @@ A tail is *heavy* when the slowest 1% of calls take more than `HEAVY_TAIL` (10) 
 bounds least favourable to the claim (p99's lower bound over p50's upper bound), and there are at least
 `TAIL_CALLS` (100) calls, so that p99 is not simply the slowest call. Why 10: Chow & Hysom's 100 sorted exchange
 times ran from ~5 ms to ~300 ms, a factor of ~60, and they called that extraordinary; an exchange that only waits
-for its messages stays within a bin or two of its median (p99/p50 of 2-3). A decade is four bins, well clear of
+for its messages stays within a few bins of its median. A decade is four bins, well clear of
 the bins' own uncertainty (the ratio's bounds are up to 1.78² = 3.2 apart), so a flag is never the bins' doing.
 """
 

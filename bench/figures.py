@@ -10,7 +10,8 @@ A figure is marked inline, `<!-- figure: NAME -->11.2<!-- /figure -->` (the comm
 table as a block `<!-- generated: NAME -->` ... `<!-- end generated -->` (bench/tables.py's benches and summary,
 and the blocks here). NAME is a key of FIGURES or BLOCKS, whose function makes the text from the code (the split
 model, `hybridperf model dlpoly`, the potentials' direct sums), from a bench's run files in bench/runs/, from a
-store or output kept from the 16-core machine in bench/runs/device/, or from what is too slow to make in a test
+store or output kept from the 16-core machine in bench/runs/device/ (BT-MZ's from this one in
+bench/runs/bt-mz/), or from what is too slow to make in a test
 (`simulate validate` and other replays, 10,000 synthetic races a scenario), kept in
 bench/runs/simulated-figures.json, race-error-rates.json and dlpoly-figures.json, which `--refresh` remakes. A NAME no
 generator knows, or a generator no page marks, is an error.
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 import common
+import figures_btmz
 import figures_device
 import figures_dlpoly
 import figures_model
@@ -50,7 +52,7 @@ def _merged(*parts: Generators) -> Generators:
 
 
 FIGURES = _merged(figures_model.FIGURES, figures_runs.FIGURES, figures_device.FIGURES, figures_simulated.FIGURES,
-                  figures_race.FIGURES, figures_potentials.FIGURES, figures_dlpoly.FIGURES)
+                  figures_race.FIGURES, figures_potentials.FIGURES, figures_dlpoly.FIGURES, figures_btmz.FIGURES)
 BLOCKS = _merged({bench: (lambda b=bench: tables.markdown(b)) for bench in tables.BENCHES},
                  {"summary": lambda: "\n".join(tables.summary_line(b) for b in tables.BENCHES) + "\n"},
                  figures_model.BLOCKS, figures_runs.BLOCKS, figures_simulated.BLOCKS, figures_race.BLOCKS,

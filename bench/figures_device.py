@@ -32,7 +32,8 @@ def _hybridperf(*args: str) -> str:
 
 @cache
 def unpacked(archive: str) -> Path:
-    """The archive's contents in a folder of their own, removed when the process ends."""
+    """The archive's contents (a file of bench/runs/device/, or a path) in a folder of their own, removed when the
+    process ends."""
     folder = Path(tempfile.mkdtemp(prefix="hybridperf-figures-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     with tarfile.open(DEVICE / archive) as tar:

@@ -10,6 +10,7 @@ import itertools
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,16 @@ def relative(a: float, b: float) -> float:
 
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def runs(results: Path) -> list[dict]:
+    """A study's counted runs (its warm-ups left out) as stored rows, by ranks, then threads."""
+    db = sqlite3.connect(results / "results.db")
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute("SELECT * FROM runs WHERE warmup = 0 ORDER BY ranks, threads")]
+    finally:
+        db.close()
 
 
 def stored_fixture(name: str, results: Path) -> Path:

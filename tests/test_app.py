@@ -4,13 +4,13 @@ its figures and its own timing table, the report written, and bad input as one c
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import runs
 from hybridperf.analysis import pop
 from hybridperf.app.parsers import lammps_regions
 from hybridperf.study import spec
@@ -34,15 +34,6 @@ LAMMPS = f"""  command: [lmp, -in, {INPUT}, -var, cells, "{{cells}}", -var, step
 
 def study(path: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run([*HYBRIDPERF, "study", str(path), *extra], capture_output=True, text=True, timeout=600)
-
-
-def runs(results: Path) -> list[dict]:
-    db = sqlite3.connect(results / "results.db")
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute("SELECT * FROM runs WHERE warmup = 0 ORDER BY ranks")]
-    finally:
-        db.close()
 
 
 @pytest.mark.parametrize("app, message", [

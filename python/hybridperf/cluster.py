@@ -20,10 +20,16 @@ a preset's name replaces the preset.
       latency: {value: 1.8us, source: "thesis §3.1"}
       bandwidth: {value: 20Gbps, source: "thesis §3.1: 20 Gb/s Infiniband"}
       topology: {kind: star, assumed: true}          # star | fat-tree (levels, down, up, parallel) | torus (dims)
+      per_message: {value: 27.2us, source: "..."}    # optional: the node's interface's time per message
     intra_node:
       latency: {value: 0.5us, assumed: true, range: [0.5, 4], range_source: "shared memory: 0.25 to 2 us"}
       bandwidth: {value: 4GBps, assumed: true}
     fork_join: {value: 1.92us, threads: 8, source: "thesis Table 3.1"}
+
+`per_message` (optional) is what a node's network interface spends on each message it sends or receives, one
+message after another whichever of the node's ranks it serves: the part of `latency` that does not overlap when
+several ranks of a node talk at once (Chow & Hysom's Table 6: one off-node pair 43.5 us, four pairs 125.2 us). It
+is part of `latency`, the end-to-end figure of one message alone, so it must be below it.
 
 An assumed figure may declare `range`: the factors of its value it plausibly lies between (low <= 1 <= high),
 with `range_source`, one line on where the range comes from; `simulate validate --sensitivity` sweeps it. A
@@ -89,6 +95,7 @@ class ClusterSpec:
     intra_bandwidth: Figure
     fork_join: Figure
     fork_join_threads: int
+    per_message: Figure | None = None  # the node's network interface's time per message (part of latency)
 
     @property
     def cores_per_node(self) -> int:
@@ -96,8 +103,14 @@ class ClusterSpec:
 
     def figures(self) -> dict[str, Figure]:
         return {"network latency": self.latency, "network bandwidth": self.bandwidth,
+                **({"network time per message": self.per_message} if self.per_message else {}),
                 "latency within a node": self.intra_latency, "bandwidth within a node": self.intra_bandwidth,
                 f"fork/join at {self.fork_join_threads} threads": self.fork_join}
+
+    def message_padding(self) -> int:
+        """Bytes that take the network interface's time per message at the network's bandwidth: added to every
+        message between nodes of a replay, they make the messages of a node's ranks queue at its one link."""
+        return round(self.per_message.value * self.bandwidth.value) if self.per_message else 0
 
 
 def quantity(text: Any, units: dict[str, float], what: str) -> float:
@@ -187,14 +200,24 @@ def parse(text: str, key: str, source: str = "<cluster>") -> ClusterSpec:
         threads = fork_join.get("threads")
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 2:
             raise ValueError("fork_join.threads must be the thread count it was measured at (2 or more)")
+        latency = _figure(network.get("latency"), TIME_UNITS, "network.latency")
+        per_message = None
+        if "per_message" in network:
+            per_message = _figure(network["per_message"], TIME_UNITS, "network.per_message")
+            if per_message.value >= latency.value:
+                raise ValueError(f"network.per_message ({per_message.text}) is part of network.latency "
+                                 f"({latency.text}): it must be below it")
+        unknown = set(network) - {"latency", "bandwidth", "topology", "per_message"}
+        if unknown:
+            raise ValueError(f"network: unknown key {sorted(unknown)[0]!r} (latency, bandwidth, topology, per_message)")
         return ClusterSpec(
             key, str(data.get("name", key)), str(data.get("description", "")), **counts,
-            latency=_figure(network.get("latency"), TIME_UNITS, "network.latency"),
+            latency=latency,
             bandwidth=_figure(network.get("bandwidth"), RATE_UNITS, "network.bandwidth"),
             topology=_topology(network.get("topology"), counts["nodes"], "network.topology"),
             intra_latency=_figure(intra.get("latency"), TIME_UNITS, "intra_node.latency"),
             intra_bandwidth=_figure(intra.get("bandwidth"), RATE_UNITS, "intra_node.bandwidth"),
-            fork_join=_figure(fork_join, TIME_UNITS, "fork_join"), fork_join_threads=threads)
+            fork_join=_figure(fork_join, TIME_UNITS, "fork_join"), fork_join_threads=threads, per_message=per_message)
     except (ValueError, yaml.YAMLError) as err:
         raise ClusterError(f"{source}: {err}") from None
 
@@ -292,10 +315,12 @@ def platform_xml(spec: ClusterSpec) -> str:
     """A SimGrid platform (version 4.1) for the description. Host speed is 1 Gflop/s so that the compute model's
     seconds replay as gigaflops (simulate.traces). A message between nodes crosses two private links (the
     sender's and the receiver's), so each gets half the described latency: the description's figure is what a
-    message costs end to end, as a ping-pong measures it."""
+    message costs end to end, as a ping-pong measures it. Where the description gives a time per message, the
+    links' latency is the rest: the replay's padding of each message between nodes (message_padding) supplies it."""
+    wire = spec.latency.value - (spec.per_message.value if spec.per_message else 0.0)
     attributes = {
         "id": spec.key, "prefix": f"{spec.key}-", "suffix": "", "radical": f"0-{spec.nodes - 1}", "speed": "1Gf",
-        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text, "lat": f"{spec.latency.value / 2:.9g}s",
+        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text, "lat": f"{wire / 2:.9g}s",
         "loopback_bw": spec.intra_bandwidth.text, "loopback_lat": spec.intra_latency.text,
     }
     if spec.topology.kind == "fat-tree":

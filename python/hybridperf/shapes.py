@@ -5,6 +5,9 @@ The thesis's three configurations (seed-spec §C.1) on nodes of P cores: `pure-m
 thread per node, `hybrid-1` one rank of P threads, `hybrid-2` two ranks of P/2 threads (it does not
 exist where a node has an odd number of cores, or one core); `RxT` is R ranks of T threads per node.
 A scale is a total core count (fewer cores than a node: one partly used node) or a node count.
+`NAME@PLACEMENT` is a configuration placed by a policy (`placed`): compact and spread keep its shape (they differ
+in which cores it gets: launch.placement), underpopulate moves it onto twice the nodes at half the ranks (or, at
+one rank per node, half the threads) per node, oversubscribe gives each rank twice its threads on its own cores.
 Spec validation, run expansion, the analysis of a stored study and the thesis's models all ask here,
 so a configuration has the same shape everywhere. Pure functions, no imports from the rest of the
 package: every layer may use this module.
@@ -18,6 +21,7 @@ from typing import Any
 
 NAMED_CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
 EXPLICIT = re.compile(r"([1-9]\d*)x([1-9]\d*)")
+PLACEMENTS = ("compact", "spread", "underpopulate", "oversubscribe")
 
 
 class NotApplicable(ValueError):
@@ -42,7 +46,31 @@ class Placement:
 
 
 def is_configuration(name: str) -> bool:
-    return name in NAMED_CONFIGURATIONS or EXPLICIT.fullmatch(name) is not None
+    base, placement = split_placement(name)
+    return (base in NAMED_CONFIGURATIONS or EXPLICIT.fullmatch(base) is not None) and placement in (None, *PLACEMENTS)
+
+
+def split_placement(name: str) -> tuple[str, str | None]:
+    """'pure-mpi@spread' -> ('pure-mpi', 'spread'); a name without a placement -> (name, None)."""
+    base, at, placement = name.partition("@")
+    return base, (placement if at else None)
+
+
+def placed(placement: str, nodes: int, ranks_per_node: int, threads: int) -> tuple[int, int, int]:
+    """The shape a configuration runs in under a placement policy. Raises NotApplicable where underpopulating has
+    nothing to halve (one rank of one thread per node)."""
+    if placement == "underpopulate":
+        if ranks_per_node % 2 == 0:
+            return 2 * nodes, ranks_per_node // 2, threads
+        if ranks_per_node == 1 and threads % 2 == 0:
+            return 2 * nodes, 1, threads // 2
+        raise NotApplicable(f"underpopulate halves the ranks (or threads) per node; {ranks_per_node} x {threads} "
+                            "cannot be halved")
+    if placement == "oversubscribe":
+        return nodes, ranks_per_node, 2 * threads
+    if placement not in PLACEMENTS:
+        raise ValueError(f"unknown placement '{placement}': use {', '.join(PLACEMENTS)}")
+    return nodes, ranks_per_node, threads
 
 
 def shape(configuration: str, cores_per_node: int, cores: int | None = None,
@@ -51,6 +79,9 @@ def shape(configuration: str, cores_per_node: int, cores: int | None = None,
     Raises NotApplicable where the configuration does not exist, ValueError where the scale cannot hold it."""
     if (cores is None) == (nodes is None):
         raise ValueError("give a core count or a node count, not both")
+    configuration, placement = split_placement(configuration)
+    if placement is not None:
+        return placed(placement, *shape(configuration, cores_per_node, cores, nodes))
     explicit = EXPLICIT.fullmatch(configuration)
     if not explicit and configuration not in NAMED_CONFIGURATIONS:
         raise ValueError(f"unknown configuration '{configuration}': use {', '.join(NAMED_CONFIGURATIONS)} or "

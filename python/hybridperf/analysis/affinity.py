@@ -50,3 +50,16 @@ def placement_warnings(run: dict[str, Any], cores_per_node: int) -> list[str]:
                 "requested cores stayed idle"
             )
     return warnings
+
+
+def binding_warnings(run: dict[str, Any], chosen: tuple[tuple[int, ...], ...]) -> list[str]:
+    """Warnings for ranks whose threads were allowed other CPUs than their placement chose (`chosen`: each local
+    rank's CPUs, every node alike; ranks numbered node by node); [] when every rank got exactly its cores."""
+    warnings = []
+    for rank in run.get("affinity", []):
+        want = set(chosen[rank["rank"] % len(chosen)])
+        got = set().union(*(t["allowed"] for t in rank["threads"]))
+        if got != want:
+            warnings.append(f"{rank['host']}: rank {rank['rank']} was allowed CPUs {sorted(got)}, not the "
+                            f"{sorted(want)} its placement chose")
+    return warnings

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from hybridperf.analysis.race import exact_race, race, Race, Rule, Standing
 from hybridperf.analysis.scaling import ASSUMED_STRONG, problem_size, Scaling, scaling
 from hybridperf.analysis.stats import summarize, Summary
-from hybridperf.shapes import Design
+from hybridperf.shapes import Design, split_placement
 
 
 @dataclass
@@ -177,7 +177,7 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
             config, scale, (n, rpn, t) = planned.configuration, planned.scale, planned.key
             own = design.configuration_params.get(config, {})
             mine = [r for r in group if (r["nodes"], r["ranks_per_node"], r["threads"]) == (n, rpn, t)
-                    and all(r["params"].get(k) == v for k, v in own.items())]
+                    and all(r["params"].get(k) == v for k, v in own.items()) and _placed_alike(config, r)]
             ok = [r for r in mine if r["status"] == "ok" and r["loop_time"] is not None]
             pts.append(Point(config, scale, n * rpn * t, n, rpn, t, mine[0]["mode"] if mine else "",
                              summarize([r["loop_time"] for r in ok]) if ok else None, len(mine) - len(ok), ok,
@@ -190,6 +190,11 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
         sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions,
                                 rule, kind))
     return sections
+
+
+def _placed_alike(configuration: str, run: dict[str, Any]) -> bool:
+    """A placed configuration (pure-mpi@spread) owns only its own runs: its shape is also its other placements'."""
+    return "@" not in configuration or configuration in run["configurations"]
 
 
 def _relative_error(base: Point, p: Point) -> float:
@@ -241,7 +246,8 @@ def _candidate(run: dict[str, Any]) -> str:
 def scale_of(run: dict[str, Any], pts: list[Point]) -> int | None:
     """The scale a run belongs to: the point of its shape."""
     key = (run["nodes"], run["ranks_per_node"], run["threads"])
-    return next((p.scale for p in pts if (p.nodes, p.ranks_per_node, p.threads) == key), None)
+    return next((p.scale for p in pts if (p.nodes, p.ranks_per_node, p.threads) == key
+                 and _placed_alike(p.configuration, run)), None)
 
 
 def blocks_of(runs: list[dict[str, Any]]) -> list[dict[str, float | None]]:
@@ -304,10 +310,11 @@ def threading_overheads(section: Section) -> list[Overhead]:
     of the pure-MPI time, the baseline, so that it reads "hybrid is X% slower (or faster)" and cannot fall below
     -100%; the thesis's percentage of the hybrid time explodes when a small region is much faster in hybrid."""
     out = []
-    pure = {p.scale: p for p in section.points if p.configuration == "pure-mpi" and p.runs}
+    pure = {(p.scale, split_placement(p.configuration)[1]): p for p in section.points
+            if split_placement(p.configuration)[0] == "pure-mpi" and p.runs}  # placed alike: pure-mpi@spread
     for p in section.points:
-        base = pure.get(p.scale)
-        if p.configuration == "pure-mpi" or not base or not p.runs or p.threads == 1:
+        base = pure.get((p.scale, split_placement(p.configuration)[1]))
+        if split_placement(p.configuration)[0] == "pure-mpi" or not base or not p.runs or p.threads == 1:
             continue
         for region in section.regions:
             if region == "total":

@@ -7,6 +7,7 @@ OMP_NUM_THREADS, on the run's CPUs (taskset; under Slurm, the job's allocation).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +26,22 @@ class AppError(ValueError):
 
 
 def command_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> list[str]:
-    """The command with {ranks}, {threads}, {ranks_per_node}, {nodes} and the run's parameters filled in."""
-    return [word.format(**_values(shape, params)) for word in app.command]
+    """The command with {ranks}, {threads}, {ranks_per_node}, {nodes} and the run's parameters filled in, and the
+    program's leading $NAME (a folder given by the environment: $HYBRIDPERF_NPB_MZ/bt-mz.{class}.{ranks}) read."""
+    program, *args = [word.format(**_values(shape, params)) for word in app.command]
+    return [from_environment(program), *args]
+
+
+def from_environment(program: str) -> str:
+    """The program's word with a leading $NAME replaced by that environment variable; AppError when it is unset."""
+    match = re.match(r"\$([A-Za-z_][A-Za-z0-9_]*)", program)
+    if not match:
+        return program
+    value = os.environ.get(match[1])
+    if not value:
+        raise AppError(f"program not found: {program} needs ${match[1]}, which is not set: set it to the folder "
+                       "that holds the program")
+    return value + program[match.end():]
 
 
 def logs_of(app: AppSpec, shape: Placement, params: dict[str, Any]) -> list[str]:

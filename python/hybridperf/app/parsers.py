@@ -2,8 +2,10 @@
 
 A figure is a regular expression with a named group `value`: the first match's value, times the rule's
 scale, is the figure. Ready-made rule sets exist for LAMMPS (the "Loop time" and "Performance" lines and the
-"MPI task timing breakdown" table) and GROMACS (ns/day and the "cycle and time accounting" table), so that a
-study of either names only its command. A table's rows become regions shaped as a kernel profile's: calls,
+"MPI task timing breakdown" table), GROMACS (ns/day and the "cycle and time accounting" table) and the NAS
+multi-zone benchmarks (BT-MZ, SP-MZ, LU-MZ: the summary's time and Mop/s, its verification line as a check,
+and what it says of the run, which must agree with the run's shape), so that a study of any names only its
+command. A table's rows become regions shaped as a kernel profile's: calls,
 time (min, avg, max over ranks; ranks unknown, so 0), imbalance (max / avg - 1)."""
 
 from __future__ import annotations
@@ -111,12 +113,75 @@ def gromacs_regions(text: str) -> Regions:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """The line in which a program judges its own result (NPB's `Verification = SUCCESSFUL`): its named group
+    `value` reads `passed` on a good run."""
+
+    name: str
+    pattern: str
+    passed: str
+
+    def line(self, text: str) -> str | None:
+        """The verdict's line as printed, None where the program printed none."""
+        match = re.search(self.pattern, text, re.MULTILINE)
+        return " ".join(match[0].split()) if match else None
+
+    def passes(self, text: str) -> bool:
+        match = re.search(self.pattern, text, re.MULTILINE)
+        return match is not None and match["value"] == self.passed
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something a program says of its own run (its class, zones, processes): the first match's group `value`,
+    a whole number where it is one."""
+
+    name: str
+    pattern: str
+
+    def read(self, text: str) -> int | str | None:
+        match = re.search(self.pattern, text, re.MULTILINE)
+        if not match:
+            return None
+        return int(match["value"]) if match["value"].isdigit() else match["value"]
+
+
+@dataclass(frozen=True)
 class Parser:
     figures: tuple[FigureRule, ...]
     loop_time: str  # the figure that is the run's time
     regions: RegionReader
     communication: tuple[str, ...]  # regions that are communication (the rest: computation)
     check: str  # a pattern a finished run prints
+    verdict: Verdict | None = None  # the program's own judgement of its result, a check the run must pass
+    facts: tuple[Fact, ...] = ()  # what the program says of its run, kept in the profile
+    processes: str | None = None  # the fact that counts its processes: checked against the run's ranks
+    threads: str | None = None  # the fact that counts its threads in all: checked against ranks x threads
+
+
+def no_regions(text: str) -> Regions:
+    """A program that prints no timing table."""
+    return {}
+
+
+def npb_mz() -> Parser:
+    """The NAS multi-zone benchmarks' summary (BT-MZ, SP-MZ, LU-MZ of NPB 3.x-MZ-MPI): `Time in seconds`, `Mop/s
+    total`, `Mop/s/thread`, the `Verification` line, and the class, zones, iterations, processes and threads it
+    reports. Its `Time in seconds` has two decimals (10 ms at class S's 0.06 s is a sixth of the run)."""
+    summary = r"^\s*{} += +(?P<value>{})\s*$"
+    return Parser(
+        (FigureRule("loop_time", summary.format(r"Time in seconds", NUMBER), "s", "lower"),
+         FigureRule("mops_total", summary.format(r"Mop/s total", NUMBER), "Mop/s", "higher"),
+         FigureRule("mops_per_thread", summary.format(r"Mop/s/thread", NUMBER), "Mop/s", "higher")),
+        "loop_time", no_regions, (), r"^ \S+ Benchmark Completed\.",
+        Verdict("verification", summary.format("Verification", r"\w+"), "SUCCESSFUL"),
+        (Fact("class", summary.format("Class", r"\w+")),
+         Fact("zones_x", r"^\s*Number of zones: +(?P<value>\d+) x +\d+\s*$"),
+         Fact("zones_y", r"^\s*Number of zones: +\d+ x +(?P<value>\d+)\s*$"),
+         Fact("iterations", summary.format("Iterations", r"\d+")),
+         Fact("processes", summary.format("Total processes", r"\d+")),
+         Fact("threads", summary.format("Total threads", r"\d+"))),
+        "processes", "threads")
 
 
 PARSERS = {
@@ -131,4 +196,5 @@ PARSERS = {
          FigureRule("loop_time", rf"^\s+Time:\s+{NUMBER}\s+(?P<value>{NUMBER})", "s", "lower")),
         "loop_time", gromacs_regions, ("comm_coord", "comm_energies", "pp_domain_decomp", "wait_comm_f",
                                        "wait_comm_coord", "comm_f"), r"^Performance:"),
+    "npb-mz": npb_mz(),
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hybridperf.app.parsers import NotANumber, PARSERS, region
+from hybridperf.app.parsers import NotANumber, PARSERS, Parser, region
 from hybridperf.app.spec import AppSpec
 
 SCHEMA = "hybridperf.profile/1"
@@ -78,6 +78,12 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
     if app.check:
         passed = re.search(app.check, text, re.MULTILINE) is not None
         checks["output_check"] = {"value": float(passed), "expected": 1.0, "tolerance": 0.0, "pass": passed}
+    parser = PARSERS[app.parser] if app.parser else None
+    reported = {fact.name: fact.read(text) for fact in parser.facts} if parser else {}
+    if parser and parser.verdict:
+        passed = parser.verdict.passes(text)
+        checks[parser.verdict.name] = {"value": float(passed), "expected": 1.0, "tolerance": 0.0, "pass": passed}
+    checks |= shape_checks(parser, reported, ranks, ranks * threads)
     level = (mpi or {}).get("thread_level", {"requested": "unknown", "provided": "unknown"})
     profile: dict[str, Any] = {
         "schema": SCHEMA, "kernel": "app", "kernel_version": program,
@@ -103,7 +109,38 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
         parallel = {f"omp_{name}": r for name, r in mpi.get("regions", {}).items()}  # OMPT's parallel regions
         profile["regions"].update(parallel)
         groups["computation"] += list(parallel)
+    if reported:
+        profile.setdefault("app", {})["reported"] = reported
     return profile
+
+
+def shape_checks(parser: Parser | None, reported: dict[str, Any], ranks: int, threads_in_all: int) -> dict[str, Any]:
+    """The processes and threads in all the program says it ran with against the run's shape (a program built for
+    another process count, or one that never saw OMP_NUM_THREADS, fails them); none where its parser reads none."""
+    checks = {}
+    for fact, expected in ((parser and parser.processes, ranks), (parser and parser.threads, threads_in_all)):
+        if fact:
+            value = reported.get(fact)
+            checks[f"reported_{fact}"] = {"value": value if isinstance(value, int) else None, "expected": expected,
+                                          "tolerance": 0, "pass": value == expected}
+    return checks
+
+
+def check_failure(app: AppSpec, profile: dict[str, Any], text: str, source: str) -> str:
+    """Why a run's checks failed, in one line: the program's own verdict where it judged its result a failure
+    (BT-MZ's "Verification = UNSUCCESSFUL"), else the first check that failed."""
+    parser = PARSERS[app.parser] if app.parser else None
+    failed = [name for name, check in profile["checks"].items() if not check["pass"]]
+    if parser and parser.verdict and parser.verdict.name in failed:
+        line = parser.verdict.line(text)
+        said = f"it printed '{line}'" if line else f"it printed no {parser.verdict.name} line"
+        return f"the program's own {parser.verdict.name} failed: {said} (in {source})"
+    name = failed[0]
+    if name == "output_check":
+        return f"the output check failed: {app.check!r} matches nothing in {source}"
+    check = profile["checks"][name]
+    said = "nothing" if check["value"] is None else check["value"]
+    return f"check {name} failed: the program reports {said}, the run's shape gives {check['expected']}"
 
 
 def ignored_threads(busy: dict[str, int] | None, threads: int, where: str) -> str | None:

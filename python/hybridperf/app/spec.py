@@ -3,7 +3,7 @@
     app:
       command: [lmp, -in, in.lj, -var, x, "{size}", -sf, omp, -pk, omp, "{threads}"]
       launch: mpi          # mpi: hybridperf's launch line; self: the program starts its own ranks/threads
-      parser: lammps       # ready-made figures and regions: lammps | gromacs (optional)
+      parser: lammps       # ready-made figures and regions: lammps | gromacs | npb-mz (optional)
       figures:             # the program's own figures of merit, each read by a regular expression
         atoms: {regex: 'with (?P<value>\\d+) atoms', unit: atoms, better: higher}
       regions:             # the program's own timing breakdown, each region read by a regular expression

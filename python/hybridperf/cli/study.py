@@ -10,14 +10,16 @@ from typing import Annotated, Optional
 import typer
 
 from hybridperf.analysis import efficiency as eff, sections as analysis
+from hybridperf.app.launch import command_of
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine, quiet
 from hybridperf.report import html as reporting, terminal, verdicts_json
 from hybridperf.store import export as exports, thicket as thickets
 from hybridperf.store.db import Campaign, Store, StoreError
 from hybridperf.study import spec
+from hybridperf.study.backends import placement_notes
 from hybridperf.study.backends.local import LocalBackend
-from hybridperf.study.expand import expand, races
+from hybridperf.study.expand import RunPlan, expand, races
 from hybridperf.study.run import rule_text, run_study
 
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
@@ -72,8 +74,11 @@ def study(
             st = with_budget(st, budget)
         directory = results or Path(st.results)
         runner = _backend(st, directory)
-        if st.app is not None:
-            runner.launch(expand(st)[0])  # the program and the counting library exist, before anything runs
+        if st.app is not None:  # each program the runs start (BT-MZ's: one per rank count) and its counting
+            for plan in one_per_program(st, expand(st)):  # library exist, before anything runs
+                runner.launch(plan)
+        for note in placement_notes(st, getattr(runner, "node", None)):
+            errors.print(f"note: {note}", highlight=False)
         if dry_run:
             found = races(st)
             for race in found:
@@ -101,6 +106,15 @@ def study(
                       "(this one is kept)", style="dim")
     if write_report:
         _report(directory, st.name)
+
+
+def one_per_program(st: spec.Study, plans: list[RunPlan]) -> list[RunPlan]:
+    """The first run of each program an app study starts; AppError where the environment lacks what its command
+    needs ($HYBRIDPERF_NPB_MZ)."""
+    first: dict[str, RunPlan] = {}
+    for plan in plans:
+        first.setdefault(command_of(st.app_spec, plan, plan.params)[0], plan)
+    return list(first.values())
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The machine a run happens on, as hwloc sees it: packages, cores, hardware threads, NUMA nodes, caches.
+"""The machine a run happens on, as hwloc sees it: packages, cores, hardware threads, NUMA nodes, caches,
+and where each core sits (`Site`: its package and the first cache it shares), which placement chooses from.
 
 `parse_topology` is pure (hwloc XML in, `Machine` out); `local_machine` runs hwloc's `lstopo`.
 Without hwloc the core count falls back to the operating system's CPU count, and says so.
@@ -24,6 +25,18 @@ class Cache:
 
 
 @dataclass(frozen=True)
+class Site:
+    """One core: hwloc's logical index (what Open MPI's rankfile counts), the operating system's number of its
+    first hardware thread (what taskset, MPICH and Slurm count), its package, and the first cache it shares with
+    other cores (its own index when it shares none): cores with the same `shared` compete for that cache."""
+
+    logical: int
+    cpu: int
+    package: int
+    shared: int
+
+
+@dataclass(frozen=True)
 class Machine:
     hostname: str
     packages: int
@@ -32,6 +45,7 @@ class Machine:
     numa_nodes: int
     caches: tuple[Cache, ...] = field(default_factory=tuple)
     source: str = "hwloc"
+    sites: tuple[Site, ...] = field(default_factory=tuple)  # every core in hwloc's logical order
 
     @property
     def threads_per_core(self) -> int:
@@ -47,6 +61,30 @@ _CACHE_KINDS = {"0": "unified", "1": "data", "2": "instruction"}
 
 def _count(node: ET.Element, kind: str) -> int:
     return sum(1 for o in node.iter("object") if o.get("type") == kind)
+
+
+def _sites(machine: ET.Element) -> tuple[Site, ...]:
+    """Each core with its package and the smallest cache above it that holds more than one core, numbered in order
+    of first appearance (a core that shares no cache gets a number of its own)."""
+    found: list[tuple[int, int, int]] = []  # (OS number, package, the shared cache's id(), or minus the core's place)
+
+    def walk(node: ET.Element, package: int, shared: ET.Element | None) -> None:
+        kind = node.get("type", "")
+        if kind == "Package":
+            package = int(node.get("os_index", "0"))
+        if kind.endswith("Cache") and shared is None and _count(node, "Core") > 1:
+            shared = node
+        if kind == "Core":
+            pu = next((o for o in node.iter("object") if o.get("type") == "PU"), node)
+            found.append((int(pu.get("os_index", "0")), package, id(shared) if shared is not None else -1 - len(found)))
+            return
+        for child in node.findall("object"):
+            walk(child, package, shared)
+
+    walk(machine, 0, None)
+    groups: dict[int, int] = {}
+    return tuple(Site(i, cpu, package, groups.setdefault(key, len(groups)))
+                 for i, (cpu, package, key) in enumerate(found))
 
 
 def parse_topology(xml_text: str, hostname: str = "") -> Machine:
@@ -70,6 +108,7 @@ def parse_topology(xml_text: str, hostname: str = "") -> Machine:
         pus=max(1, _count(machine, "PU")),
         numa_nodes=max(1, _count(machine, "NUMANode")),
         caches=tuple(summary),
+        sites=_sites(machine),
     )
 
 
@@ -82,4 +121,5 @@ def local_machine() -> Machine:
         if result.returncode == 0:
             return parse_topology(result.stdout, hostname)
     cpus = len(os.sched_getaffinity(0))
-    return Machine(hostname, 1, cpus, cpus, 1, (), source="os (hwloc not found: install hwloc)")
+    cores = tuple(Site(i, cpu, 0, i) for i, cpu in enumerate(sorted(os.sched_getaffinity(0))))
+    return Machine(hostname, 1, cpus, cpus, 1, (), source="os (hwloc not found: install hwloc)", sites=cores)

@@ -66,6 +66,7 @@ def prepare(
         hostfile=hostfile,
         launcher=kernels.launcher_for(flavor),
         srun_mpi=srun_mpi,
+        rankfile=str(profile_path.with_suffix(".rankfile")),
     )
 
 
@@ -81,6 +82,8 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
         if folder:
             folder.mkdir(parents=True, exist_ok=True)
     profile_path.unlink(missing_ok=True)
+    for path, text in launch.files.items():  # what the line reads (a rankfile), written where it says
+        Path(path).write_text(text)
     env = {**os.environ, **launch.env}
     started = time.monotonic()
     sink = output.open("w") if output else None

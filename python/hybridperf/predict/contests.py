@@ -54,8 +54,8 @@ class ContestPredictor:
     cheap: bool = False
 
     def inputs(self) -> tuple[Input, ...]:
-        figures = [Input(label, getattr(self.spec, name).text, getattr(self.spec, name).source, True)
-                   for label, name in recommend.FIELDS.items() if getattr(self.spec, name).assumed]
+        figures = [Input(label, figure.text, figure.source, True)
+                   for label, (_, figure) in recommend.figures(self.spec).items() if figure.assumed]
         return (*figures, Input(COMPUTE, "the compute model's", "measured on another machine than the cluster", True))
 
     def answer(self, nodes: int) -> Answer:
@@ -125,7 +125,7 @@ def points(records: list[RunRecord], plans: dict[str, RunPlan], spec: cluster.Cl
 
 def inputs(spec: cluster.ClusterSpec) -> list[str]:
     """What is moved: the description's assumed figures, then the compute costs."""
-    return [label for label, name in recommend.FIELDS.items() if getattr(spec, name).assumed] + [COMPUTE]
+    return [label for label, (_, figure) in recommend.figures(spec).items() if figure.assumed] + [COMPUTE]
 
 
 def csv_text(found: list[Point], spec: cluster.ClusterSpec) -> str:

@@ -68,8 +68,7 @@ def assumed(d: Declared) -> list[Assumed]:
     out = []
     for key in validation.clusters(d):
         spec = cluster.load(key)
-        for label, field in recommend.FIELDS.items():
-            figure: cluster.Figure = getattr(spec, field)
+        for label, (field, figure) in recommend.figures(spec).items():
             if figure.assumed and figure.range:
                 out.append(Assumed(f"{label} ({key})", figure.text, figure.range, figure.range_source, field, key))
     for i in d.inputs:

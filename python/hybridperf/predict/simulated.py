@@ -137,8 +137,8 @@ class SimulatedPredictor:
 
     def inputs(self) -> tuple[Input, ...]:
         spec, sim = self.sim.spec, self.sim
-        figures = [Input(label, getattr(spec, name).text, getattr(spec, name).source, getattr(spec, name).assumed,
-                         movable=getattr(spec, name).assumed) for label, name in recommend.FIELDS.items()]
+        figures = [Input(label, figure.text, figure.source, figure.assumed, movable=figure.assumed)
+                   for label, (_, figure) in recommend.figures(spec).items()]
         borrowed = self._borrowed()
         costs = sim.model.describe()["sources"]["costs"]
         compute = [Input(COMPUTE, costs, f"borrowed: {sim.borrowed}" if sim.borrowed else costs, bool(sim.borrowed),

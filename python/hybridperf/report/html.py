@@ -18,7 +18,7 @@ from typing import Any, Callable
 from hybridperf.analysis import efficiency as eff, percall
 from hybridperf.analysis.sections import Section
 from hybridperf.files import write_atomic
-from hybridperf.report import percall_table, plots, pop_table
+from hybridperf.report import percall_table, placement_table, plots, pop_table
 from hybridperf.report.tables import (bytes_table, communication_table, efficiency_table, failed_table,
                                       figures_table, imbalance_table, model_tables, overhead_table, points_table,
                                       problem, ratio_table, regions_table, Table, verdict_sentence, verdict_table)
@@ -188,6 +188,8 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
                 continue
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(html_table(table(s)))
+        placed = placement_table.table(s)
+        parts.append(html_table(placed) if placed else "")
         parts.append(pop_table.render_html(s))
         parts.append(per_call_html(s))
         parts.append("<h3>Models</h3>" + "".join(html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"

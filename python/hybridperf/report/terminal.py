@@ -14,7 +14,7 @@ from hybridperf.analysis import efficiency as eff
 from hybridperf.analysis.pop_study import point_factors
 from hybridperf.analysis.race import Race
 from hybridperf.analysis.sections import Section
-from hybridperf.report import percall_table, pop_table
+from hybridperf.report import percall_table, placement_table, pop_table
 from hybridperf.report.tables import (distinct_points, efficiency_table, failure_summary, number, size as _bytes,
                                       spread_text, verdict_table)
 
@@ -137,6 +137,9 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
         console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
                                  f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
                                                                      "blocks", "noise"], verdict, left=3, compact=True))
+        placed = placement_table.table(s)
+        if placed:
+            console.print(rich_table(*placed, left=4, compact=True))
         factors = point_factors(s, distinct_points(s))
         headers, rows = pop_table.terminal_rows(s, factors)
         console.print(rich_table(f"{s.title()}: POP efficiency factors (medians; docs/pop.md)", headers, rows,

@@ -104,8 +104,8 @@ def simulate(spec: cluster.ClusterSpec, counts: Sequence[int], sizes: Sequence[i
         for loop in LOOPS:
             for size in sizes:
                 ops = [rank_ops(r, p, size, loop) for r in range(p)]
-                total = replay.replay([traces.ops_trace(r, o) for r, o in enumerate(ops)], spec,
-                                      spec.cores_per_node, workdir / f"p{p}")
+                texts = [traces.ops_trace(r, o, spec.cores_per_node, spec.message_padding()) for r, o in enumerate(ops)]
+                total = replay.replay(texts, spec, spec.cores_per_node, workdir / f"p{p}")
                 points.append(ChainPoint(p, loop, size, ITERATIONS, total / ITERATIONS,
                                          count([op for o in ops for op in o])))
     return points

@@ -35,26 +35,35 @@ def regions_of(plan: Plan, point_to_point: bool) -> frozenset[str]:
                      if (op.kind in POINT_TO_POINT) == point_to_point)
 
 
+REPLAYS = ("whole", "no-p2p", "no-sums")  # the run; without its point-to-point messages; without its global sums
+
+
+def replays(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
+            names: tuple[str, ...] = REPLAYS, replayer: Callable[..., float] = replay) -> dict[str, float]:
+    """Simulated seconds of each replay of the run that `names` asks for (of REPLAYS). Replays that omit the same
+    operations are one (a plan without global sums replays "no-sums" as its whole run). They are independent
+    SimGrid processes, each in its own folder: they run side by side, as many at once as there are cores."""
+    omits = {"whole": frozenset(), "no-p2p": regions_of(plan, True), "no-sums": regions_of(plan, False)}
+    distinct = {omits[name]: name for name in reversed(names)}  # each omitted set once, under its first name
+
+    def run(omitted: frozenset[str]) -> float:
+        texts = [traces.rank_trace(plan, r, model, split, omitted, spec.message_padding()) for r in plan.ranks_plan]
+        return replayer(texts, spec, split.ranks_per_node, workdir / distinct[omitted])
+
+    with ThreadPoolExecutor(max_workers=min(len(distinct), os.cpu_count() or 1)) as pool:
+        replayed = dict(zip(distinct, pool.map(run, distinct)))
+    return {name: replayed[omits[name]] for name in names}
+
+
 def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
              replayer: Callable[..., float] = replay) -> Simulated:
-    """Up to three replays: the run, the run without its point-to-point messages, the run without its global
-    sums (a plan without one kind needs no replay to price it). They are independent SimGrid processes, each in
-    its own folder: they run side by side, as many at once as there are cores."""
-    p2p, sums = regions_of(plan, True), regions_of(plan, False)
-    omitted = {"whole": frozenset(), **({"no-p2p": p2p} if p2p else {}), **({"no-sums": sums} if sums else {})}
-
-    def run(name: str) -> float:
-        texts = [traces.rank_trace(plan, r, model, split, omitted[name]) for r in plan.ranks_plan]
-        return replayer(texts, spec, split.ranks_per_node, workdir / name)
-
-    with ThreadPoolExecutor(max_workers=min(len(omitted), os.cpu_count() or 1)) as pool:
-        replayed = dict(zip(omitted, pool.map(run, omitted)))
+    """The run priced whole and without each kind of communication (up to three replays)."""
+    replayed = replays(plan, model, spec, split, workdir, REPLAYS, replayer)
     whole = replayed["whole"]
-    no_p2p, no_sums = replayed.get("no-p2p", whole), replayed.get("no-sums", whole)
     seconds = {r.rank: compute_seconds(plan, r, model, split) for r in plan.ranks_plan}
     slowest = max(plan.ranks_plan, key=lambda r: seconds[r.rank])
-    return Simulated(whole, seconds[slowest.rank], max(0.0, whole - no_p2p), max(0.0, whole - no_sums),
-                     model.regions(plan, slowest, split))
+    return Simulated(whole, seconds[slowest.rank], max(0.0, whole - replayed["no-p2p"]),
+                     max(0.0, whole - replayed["no-sums"]), model.regions(plan, slowest, split))
 
 
 def _spread(values: list[float]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def splits(spec: cluster.ClusterSpec, nodes: int) -> list[Split]:
 def moved(spec: cluster.ClusterSpec, figure: str, factor: float) -> cluster.ClusterSpec:
     """The description with one figure (a ClusterSpec field: latency, intra_bandwidth ...) multiplied."""
     old: cluster.Figure = getattr(spec, figure)
-    unit = "s" if figure.endswith("latency") or figure == "fork_join" else "Bps"
+    unit = "s" if figure.endswith("latency") or figure in ("fork_join", "per_message") else "Bps"
     value = old.value * factor
     return replace(spec, **{figure: replace(old, value=value, text=f"{value:.6g}{unit}")})
 
@@ -39,12 +39,18 @@ def moved(spec: cluster.ClusterSpec, figure: str, factor: float) -> cluster.Clus
 def seconds(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Split, scale: float,
             replayer: Callable[..., float] = replay) -> float:
     with tempfile.TemporaryDirectory(prefix="hybridperf-recommend-") as work:
-        texts = [traces.rank_trace(plan, r, model, split) for r in plan.ranks_plan]
+        texts = [traces.rank_trace(plan, r, model, split, padding=spec.message_padding()) for r in plan.ranks_plan]
         return replayer(texts, spec, split.ranks_per_node, Path(work)) * scale
 
 
-FIELDS = {"network latency": "latency", "network bandwidth": "bandwidth", "intra-node latency": "intra_latency",
-          "intra-node bandwidth": "intra_bandwidth", "fork/join": "fork_join"}
+FIELDS = {"network latency": "latency", "network bandwidth": "bandwidth", "network time per message": "per_message",
+          "intra-node latency": "intra_latency", "intra-node bandwidth": "intra_bandwidth", "fork/join": "fork_join"}
+
+
+def figures(spec: cluster.ClusterSpec) -> dict[str, tuple[str, cluster.Figure]]:
+    """label -> (its ClusterSpec field, the figure) of each of FIELDS the description gives (per_message is
+    optional)."""
+    return {label: (name, getattr(spec, name)) for label, name in FIELDS.items() if getattr(spec, name) is not None}
 
 
 ModelMove = Callable[[ComputeModel, float], ComputeModel]  # a compute model with one of its inputs multiplied

@@ -5,7 +5,7 @@ then the step's global sums. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hybridperf.shapes import Placement
 from hybridperf.simulate.compute import ComputeModel
@@ -15,13 +15,15 @@ FLOPS = 1e9  # per second: the platform's host speed (cluster.platform_xml)
 BYTE, DOUBLE = 6, 0  # SimGrid's codes of MPI_BYTE and MPI_DOUBLE in a trace
 
 
-def _action(r: int, op: Op) -> str:
+def _action(r: int, op: Op, padded: Callable[[int, int], int] = lambda peer, size: size) -> str:
+    """The trace line of one operation; `padded(peer, bytes)` is the size a message to or from `peer` takes."""
     if op.kind == "sendrecv":
-        return f"{r} sendRecv {op.bytes} {op.to} {op.recv_bytes} {op.source} {BYTE} {BYTE}"
+        return f"{r} sendRecv {padded(op.to, op.bytes)} {op.to} {padded(op.source, op.recv_bytes)} {op.source} " \
+               f"{BYTE} {BYTE}"
     if op.kind in ("isend", "send"):
-        return f"{r} {op.kind} {op.to} {op.tag} {op.bytes} {BYTE}"
+        return f"{r} {op.kind} {op.to} {op.tag} {padded(op.to, op.bytes)} {BYTE}"
     if op.kind == "irecv":
-        return f"{r} irecv {op.source} {op.tag} {op.recv_bytes} {BYTE}"
+        return f"{r} irecv {op.source} {op.tag} {padded(op.source, op.recv_bytes)} {BYTE}"
     if op.kind == "waitall":
         return f"{r} waitall"
     if op.kind == "wait":  # the request is named by its source, destination and tag
@@ -31,16 +33,26 @@ def _action(r: int, op: Op) -> str:
     raise ValueError(f"no trace action for a planned {op.kind}")
 
 
-def ops_trace(r: int, ops: Iterable[Op]) -> str:
-    """Rank r's trace of these operations alone, in order (no computation between them)."""
-    return "\n".join([f"{r} init", *(_action(r, op) for op in ops), f"{r} finalize"]) + "\n"
+def padder(r: int, ranks_per_node: int, padding: int) -> Callable[[int, int], int]:
+    """The size of a message between rank r and a peer: `padding` bytes longer when the peer is on another node
+    (the network interface's time per message: ClusterSpec.message_padding)."""
+    return lambda peer, size: size + padding if peer // ranks_per_node != r // ranks_per_node else size
+
+
+def ops_trace(r: int, ops: Iterable[Op], ranks_per_node: int = 1, padding: int = 0) -> str:
+    """Rank r's trace of these operations alone, in order (no computation between them), messages between nodes
+    padded as in rank_trace."""
+    padded = padder(r, ranks_per_node, padding)
+    return "\n".join([f"{r} init", *(_action(r, op, padded) for op in ops), f"{r} finalize"]) + "\n"
 
 
 def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement,
-               omit: frozenset[str] = frozenset()) -> str:
+               omit: frozenset[str] = frozenset(), padding: int = 0) -> str:
     """The rank's trace; operations of the regions in `omit` left out (their compute stays), so that a replay
-    without them prices what they cost."""
+    without them prices what they cost. Each message between nodes is `padding` bytes longer (the network
+    interface's time per message: ClusterSpec.message_padding); global sums are SimGrid's own and are not."""
     r = rank.rank
+    padded = padder(r, split.ranks_per_node, padding)
     lines = [f"{r} init"]
 
     def compute(seconds: float) -> None:
@@ -49,7 +61,7 @@ def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement
 
     def communicate(op: Op) -> None:
         if op.region not in omit:
-            lines.append(_action(r, op))
+            lines.append(_action(r, op, padded))
 
     for step in range(1, plan.steps + 1):
         work = model.step(plan, rank, step, split)

@@ -45,7 +45,7 @@ class Simulator:
                  plans: dict[int, Plan] | None = None):
         self.window, self.progress, self.moved = window, progress, moved
         self.plans: dict[int, Plan] = {} if plans is None else plans
-        self.results: dict[tuple[str, int, str], point.Simulated] = {}
+        self.results: dict[tuple[str, int, str], dict[str, float]] = {}
 
     def plan(self, ranks: int) -> Plan:
         if ranks not in self.plans:
@@ -53,9 +53,12 @@ class Simulator:
             self.plans[ranks] = parse(kernels.plan("md", args, ranks))
         return self.plans[ranks]
 
-    def __call__(self, name: str, cores: int, configuration: str) -> point.Simulated:
-        key = (name, cores, configuration)
-        if key not in self.results:
+    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...]) -> dict[str, float]:
+        """Simulated seconds over the thesis's steps of each replay in `names` (point.REPLAYS): only those not
+        replayed before are replayed (a winner needs the whole run alone, a share of time two replays)."""
+        done = self.results.setdefault((name, cores, configuration), {})
+        missing = tuple(n for n in names if n not in done)
+        if missing:
             spec = cluster.load(name)
             spec = self.moved.on(spec) if self.moved else spec
             costs = thesis_costs(spec)
@@ -63,14 +66,21 @@ class Simulator:
             nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
             self.progress(f"{spec.name}: {configuration} on {cores} cores ({nodes * rpn} ranks x {threads} threads)")
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.simulate(self.plan(nodes * rpn), costs, spec, Split(nodes, rpn, threads), Path(work))
-            scale = STEPS / self.window
-            self.results[key] = point.Simulated(raw.seconds * scale, raw.compute * scale, raw.p2p * scale,
-                                                raw.collective * scale, {})
-        return self.results[key]
+                raw = point.replays(self.plan(nodes * rpn), costs, spec, Split(nodes, rpn, threads), Path(work),
+                                    missing)
+            done.update({n: seconds * STEPS / self.window for n, seconds in raw.items()})
+        return {n: done[n] for n in names}
+
+    def seconds(self, name: str, cores: int, configuration: str) -> float:
+        return self.replayed(name, cores, configuration, ("whole",))["whole"]
+
+    def adds(self, kind: str, name: str, cores: int, configuration: str) -> float:
+        """What one kind of communication ("p2p", "sums") adds to the run's simulated seconds."""
+        times = self.replayed(name, cores, configuration, ("whole", f"no-{kind}"))
+        return max(0.0, times["whole"] - times[f"no-{kind}"])
 
     def winners(self, name: str, counts: tuple[int, ...]) -> dict[int, str]:
-        return {c: min(CONFIGURATIONS, key=lambda k: self(name, c, k).seconds) for c in counts}
+        return {c: min(CONFIGURATIONS, key=lambda k: self.seconds(name, c, k)) for c in counts}
 
 
 def closed_form_winners(name: str, counts: tuple[int, ...]) -> dict[int, str]:
@@ -103,7 +113,7 @@ def crossover(sim: Simulator, d: Declared) -> Measured:
     """The first count of the sweep from which both hybrids are faster than pure MPI at every count (None if
     none), beside the fastest configuration at each count."""
     name, counts = d.params["cluster"], tuple(d.params["counts"])
-    hybrids = [all(sim(name, c, k).seconds < sim(name, c, "pure-mpi").seconds for k in CONFIGURATIONS[1:])
+    hybrids = [all(sim.seconds(name, c, k) < sim.seconds(name, c, "pure-mpi") for k in CONFIGURATIONS[1:])
                for c in counts]
     first = next((i for i in range(len(counts)) if all(hybrids[i:])), None)
     return Measured(None if first is None else counts[first], sim.winners(name, counts),
@@ -113,15 +123,16 @@ def crossover(sim: Simulator, d: Declared) -> Measured:
 def p2p_ratio(sim: Simulator, d: Declared) -> Measured:
     """Point-to-point (movout) time of one configuration over another's, per published cluster."""
     p = d.params
-    return Measured({n: rounded(sim(n, p["cores"], p["numerator"]).p2p / sim(n, p["cores"], p["denominator"]).p2p)
+    return Measured({n: rounded(sim.adds("p2p", n, p["cores"], p["numerator"])
+                                / sim.adds("p2p", n, p["cores"], p["denominator"]))
                      for n in d.published})
 
 
 def collective_ratio(sim: Simulator, d: Declared) -> Measured:
     """Collective (sum) time of one configuration over another's, per core count."""
     p = d.params
-    return Measured({c: rounded(sim(p["cluster"], c, p["numerator"]).collective
-                                / sim(p["cluster"], c, p["denominator"]).collective) for c in p["counts"]})
+    return Measured({c: rounded(sim.adds("sums", p["cluster"], c, p["numerator"])
+                                / sim.adds("sums", p["cluster"], c, p["denominator"])) for c in p["counts"]})
 
 
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {

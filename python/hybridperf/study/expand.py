@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from hybridperf.analysis.sections import candidate_name
 from hybridperf.analysis.taxonomy import Mode, classify
-from hybridperf.shapes import Placement
+from hybridperf.shapes import Placement, split_placement
 from hybridperf.study import params as options
 
 if TYPE_CHECKING:
@@ -35,10 +35,15 @@ class RunPlan(Placement):
     warmup: bool = False  # the uncounted run before a race's first block
 
     @property
+    def placement(self) -> str | None:
+        """Its placement policy (launch.placement), None when the study has no placement axis."""
+        return split_placement(self.configurations[0])[1]
+
+    @property
     def key(self) -> str:
-        """Stable identity of the run, used to resume: study, campaign, parameters, shape and block."""
+        """Stable identity of the run, used to resume: study, campaign, parameters, shape, placement and block."""
         ident = [self.study, self.kernel, self.params, self.nodes, self.ranks_per_node, self.threads, self.repeat,
-                 self.campaign, self.warmup]
+                 self.campaign, self.warmup] + ([self.placement] if self.placement else [])
         return hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
@@ -52,7 +57,8 @@ class RunPlan(Placement):
     def label(self) -> str:
         swept = " ".join(f"{k}={v}" for k, v in self.params.items())
         what = "warm-up" if self.warmup else f"block {self.repeat + 1}"
-        return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t {swept} {what}"
+        placed = f" {self.placement}" if self.placement else ""
+        return f"{self.nodes}n x {self.ranks_per_node}r x {self.threads}t{placed} {swept} {what}"
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,7 @@ def races(study: Study) -> list[RaceDef]:
         by_scale: dict[int, dict[str, RunPlan]] = {}
         for p in design.points():
             mode = classify(study.cores_per_node, p.ranks_per_node, p.threads, p.nodes)
-            run_params = {**params, **study.configuration_params.get(p.configuration, {})}
+            run_params = {**params, **design.configuration_params.get(p.configuration, {})}
             plan = RunPlan(study.name, study.kernel, run_params, (p.configuration,), p.nodes, p.ranks_per_node,
                            p.threads, mode, 0)
             here = by_scale.setdefault(p.scale, {})

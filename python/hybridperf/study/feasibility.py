@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from hybridperf.launch import kernels
+from hybridperf.shapes import split_placement
 from hybridperf.study import params as options
 from hybridperf.study.expand import combinations
 
@@ -28,13 +29,14 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
     except ValueError as err:
         raise error(where, str(err)) from None
     for config in study.configurations:
-        if not any(p.configuration == config for p in points):
+        if not any(_spec_name(study, p.configuration) == config for p in points):
             raise error(("configurations", study.configurations.index(config)),
                         f"{config} exists at none of the {design.axis} counts given")
     for p in points:
-        line = ("configurations", study.configurations.index(p.configuration))
+        line = ("configurations", study.configurations.index(_spec_name(study, p.configuration)))
         at = f"{p.configuration} at {p.scale} {_unit(design.axis, p.scale)}"
-        if p.ranks_per_node * p.threads > study.cores_per_node and not study.oversubscribe:
+        if p.ranks_per_node * p.threads > study.cores_per_node and not study.oversubscribe and \
+                split_placement(p.configuration)[1] != "oversubscribe":
             raise error(line, f"{at} puts {p.ranks_per_node} ranks x {p.threads} threads on "
                               f"{study.cores_per_node}-core nodes; set oversubscribe: true to allow it")
         if study.backend == "local" and p.nodes > 1:
@@ -51,7 +53,7 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
         return
     for params in combinations(study):
         for config in study.configurations:
-            mine = [p for p in points if p.configuration == config]
+            mine = [p for p in points if _spec_name(study, p.configuration) == config]
             args = options.to_args({**params, **study.configuration_params.get(config, {})})
             try:
                 verdicts = kernels.check_decomposition(study.kernel, tuple(args),
@@ -85,14 +87,21 @@ def _check_placed(study: Study, points: list, error: Callable[[tuple, str], Spec
     threads or more) is asked, point by point, for the plan a run would make: its refusal is the run's."""
     for params in combinations(study):
         for p in points:
-            args = options.to_args({**params, **study.configuration_params.get(p.configuration, {})})
+            own = study.configuration_params.get(_spec_name(study, p.configuration), {})
+            args = options.to_args({**params, **own})
             try:
                 kernels.plan(study.kernel, tuple(args), p.nodes * p.ranks_per_node, p.ranks_per_node, p.threads)
             except kernels.KernelRefused as err:
                 which = ", ".join(f"{k}={v}" for k, v in params.items())
                 at = f"{p.configuration} at {p.scale} {_unit(study.design.axis, p.scale)}"
-                raise error(("configurations", study.configurations.index(p.configuration)),
+                raise error(("configurations", study.configurations.index(_spec_name(study, p.configuration))),
                             f"{at} with {which}: hybridperf-{study.kernel} refuses it: {err}") from None
+
+
+def _spec_name(study: Study, configuration: str) -> str:
+    """The spec's name of a design point's configuration: as written (pure-mpi@spread), or without the placement
+    the axis gave it (pure-mpi)."""
+    return configuration if configuration in study.configurations else split_placement(configuration)[0]
 
 
 def _unit(axis: str, scale: int) -> str:

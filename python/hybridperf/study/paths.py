@@ -49,5 +49,6 @@ def resolve_app(app: Any, base: Path, error: Callable[[tuple, str], Exception]) 
 
 
 def _relative_path(value: str) -> bool:
-    """A word that could be a relative file name: not an option, an absolute path or a placeholder."""
-    return bool(value) and not value.startswith(("-", "/", "~")) and "{" not in value
+    """A word that could be a relative file name: not an option, an absolute path, a folder from the environment
+    ($NAME/...) or a placeholder."""
+    return bool(value) and not value.startswith(("-", "/", "~", "$")) and "{" not in value

@@ -6,6 +6,7 @@
     params: {size: [20, 32], steps: 100}   # kernel options; a list sweeps (matrix over lists)
     zip: [{size: [16, 24], steps: [400, 100]}]   # lists that vary together (optional)
     configurations: [pure-mpi, hybrid-1, hybrid-2, 4x2]   # or RANKSxTHREADS per node
+    placement: [compact, spread]     # optional: each configuration once per policy (launch.placement)
     cores: [1, node]                 # total cores per point; or nodes: [1, 2, 4]
     decide: {confidence: 0.90, tie_within: 2%, min_blocks: 3, max_blocks: 30, budget: 10m}
 See docs/study-spec.md for every key. Parsing is pure but for the kernel's option table (asked of the
@@ -27,16 +28,17 @@ from hybridperf import cluster, resources
 from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
-from hybridperf.shapes import NAMED_CONFIGURATIONS, Design, is_configuration
+from hybridperf.shapes import NAMED_CONFIGURATIONS, PLACEMENTS, Design, is_configuration, split_placement
 from hybridperf.study import feasibility, params as options, paths
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
     "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "simgrid", "wait_policy", "app", "decide",
+    "placement",
 }
 DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
-SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra"}
+SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra", "topology"}
 BACKENDS = ("local", "slurm", "simgrid")
 SIMGRID_KEYS = {"cluster", "costs"}
 SIMGRID_COSTS = ("auto", "measured", "thesis")
@@ -69,6 +71,7 @@ class Study:
     configuration_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per configuration
     app: dict[str, Any] | None = None  # kernel: app, its validated `app:` block as written
     decide: dict[str, Any] | None = None  # the stopping rule's fields (analysis.race.Rule); None: defaults
+    placement: tuple[str, ...] = ()  # placement policies: every configuration runs once per policy
 
     @property
     def rule(self) -> Rule:
@@ -90,10 +93,24 @@ class Study:
         return parse_app(self.app, set(self.params) | {k for g in self.zip for k in g}, _invalid_stored_app)
 
     @property
+    def placed_configurations(self) -> tuple[str, ...]:
+        """The configurations as they race: each once per placement policy (`pure-mpi@spread`), or as written."""
+        if not self.placement:
+            return self.configurations
+        return tuple(f"{c}@{p}" for c in self.configurations for p in self.placement)
+
+    @property
+    def placements(self) -> set[str]:
+        """The placement policies its runs use: the axis's, or those its configurations name (pure-mpi@spread)."""
+        return {p for p in (split_placement(c)[1] for c in self.placed_configurations) if p}
+
+    @property
     def design(self) -> Design:
         axis = "cores" if self.cores else "nodes"
-        return Design(self.configurations, axis, self.cores or self.nodes or (), self.cores_per_node,
-                      self.configuration_params)
+        params = {c: self.configuration_params[split_placement(c)[0]] for c in self.placed_configurations
+                  if split_placement(c)[0] in self.configuration_params}
+        return Design(self.placed_configurations, axis, self.cores or self.nodes or (), self.cores_per_node,
+                      {**self.configuration_params, **params})
 
     @property
     def configuration_keys(self) -> set[str]:
@@ -109,7 +126,7 @@ def _invalid_stored_app(path: tuple, message: str) -> ValueError:
 
 def from_dict(d: dict[str, Any]) -> Study:
     """A Study back from Study.as_dict() (as stored with its results)."""
-    tuples = {"zip", "configurations", "cores", "nodes"}
+    tuples = {"zip", "configurations", "cores", "nodes", "placement"}
     d = {k: v for k, v in d.items() if k in Study.__dataclass_fields__}
     return Study(**{k: (tuple(v) if k in tuples and v is not None else v) for k, v in d.items()})
 
@@ -245,6 +262,7 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
                 not all(needed in configuration_params.get(c, {}) for c in configurations):
             raise ctx.error(("params",), f"{kernel} needs '{needed}': set it under params (see hybridperf-{kernel} --help)")
     cores, nodes = _validate_scale(data, ctx, cpn)
+    placement = _validate_placement(data, ctx, backend, kernel, configurations)
     if "repeats" in data and "decide" in data:
         raise ctx.error(("repeats",), "give repeats (a fixed number of blocks) or decide (a stopping rule), not both")
     repeats = _positive_int(ctx, ("repeats",), data["repeats"], "repeats") if "repeats" in data else None
@@ -263,8 +281,43 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
         nodes=nodes, cores_per_node=cpn, repeats=repeats, oversubscribe=oversubscribe, timeout=float(timeout),
         results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm, simgrid=simgrid,
         description=str(data.get("description", "")), wait_policy=wait_policy,
-        configuration_params=configuration_params, app=data.get("app"), decide=decide,
+        configuration_params=configuration_params, app=data.get("app"), decide=decide, placement=placement,
     )
+
+
+PLACED_ONLY = ("placement binds a kernel's ranks to chosen cores: it runs on the local and slurm backends, for the "
+               "kernels (not backend simgrid, not kernel: app)")
+
+
+def _validate_placement(data: dict, ctx: Context, backend: str, kernel: str,
+                        configurations: tuple[str, ...]) -> tuple[str, ...]:
+    """`placement:` — policies from launch.placement, each configuration run once per policy. Not for a simulated
+    study (the simulator does not model caches), nor an app (its launch takes no binding yet); underpopulate moves
+    a point onto twice the nodes, which the local backend (one machine) does not have."""
+    named = [c for c in configurations if split_placement(c)[1]]
+    if "placement" not in data:
+        if named and (backend == "simgrid" or kernel == APP):
+            raise ctx.error(("configurations", configurations.index(named[0])), PLACED_ONLY)
+        return ()
+    raw = data["placement"]
+    raw = [raw] if isinstance(raw, str) else raw
+    if not isinstance(raw, list) or not raw:
+        raise ctx.error(("placement",), f"placement must be a list of {', '.join(PLACEMENTS)}")
+    for i, name in enumerate(raw):
+        if name not in PLACEMENTS:
+            raise ctx.error(("placement", i), f"unknown placement {name!r}: use {', '.join(PLACEMENTS)}"
+                                              f"{options.suggest(str(name), PLACEMENTS)}")
+        if raw.index(name) != i:
+            raise ctx.error(("placement", i), f"placement {name} is listed twice")
+    if backend == "simgrid" or kernel == APP:
+        raise ctx.error(("placement",), PLACED_ONLY)
+    if named:
+        raise ctx.error(("configurations",), f"{named[0]} names its own placement: give placement: or NAME@POLICY "
+                                             "names, not both")
+    if backend == "local" and "underpopulate" in raw:
+        raise ctx.error(("placement",), "underpopulate runs each point on twice the nodes, and the local backend has "
+                                        "one: use backend: slurm")
+    return tuple(raw)
 
 
 def _validate_simgrid(data: dict, ctx: Context, backend: str, kernel: str) -> dict[str, Any]:

@@ -10,11 +10,14 @@ import time
 from pathlib import Path
 
 from hybridperf.analysis import failure
-from hybridperf.analysis.affinity import placement_warnings
+from hybridperf.analysis.affinity import binding_warnings, placement_warnings
+from hybridperf.launch import placement
+from hybridperf.launch.lines import Configuration
+from hybridperf.launch.machine import Machine
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.profile import figure
 from hybridperf.store.db import RunRecord
-from hybridperf.study.expand import RunPlan
+from hybridperf.study.expand import expand, RunPlan
 from hybridperf.study.spec import Study
 
 STDERR_KEPT = 4000  # characters of stderr kept for a run that did not succeed
@@ -55,9 +58,38 @@ def _tail(path: Path) -> str:
         return ""
 
 
-def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunOutcome, started: float) -> RunRecord:
+def configuration(study: Study, plan: RunPlan, node: Machine | None = None) -> Configuration:
+    """How a planned run is placed: its shape, the study's oversubscription and wait policy, and with a placement
+    policy the cores of `node` (a node's topology) it chooses for each rank."""
+    binding = None
+    if plan.placement:
+        if node is None:
+            raise placement.PlacementError(f"{plan.placement} placement needs the node's topology")
+        binding = placement.bind(node, plan.placement, plan.ranks_per_node, plan.threads)
+    return Configuration(plan.nodes, plan.ranks_per_node, plan.threads, study.cores_per_node,
+                         oversubscribe=study.oversubscribe or plan.placement == "oversubscribe",
+                         wait_policy=study.wait_policy, binding=binding)
+
+
+def placement_notes(study: Study, node: Machine | None) -> list[str]:
+    """One line per shape whose compact and spread placements bind the same cores on this node (a 2-core virtual
+    machine has one package and one shared cache: there, the two are the same run)."""
+    if node is None or not {"compact", "spread"} <= study.placements:
+        return []
+    shapes = dict.fromkeys((p.ranks_per_node, p.threads) for p in expand(study) if p.placement == "spread")
+    return [line for line in (placement.coincide(node, r, t) for r, t in shapes) if line]
+
+
+def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunOutcome, started: float,
+           config: Configuration | None = None) -> RunRecord:
+    """The stored record of a run; `config` (how it was placed) adds a warning for each rank not bound to the cores
+    its placement chose."""
     status = status_of(outcome)
     p = outcome.profile
+    oversubscribed = plan.mode.oversubscribed or plan.placement == "oversubscribe"  # threads share cores on purpose
+    warnings = placement_warnings(p["run"], study.cores_per_node) if p and not oversubscribed else []
+    if p and config is not None and config.binding is not None:
+        warnings += binding_warnings(p["run"], config.binding.cpus())
     return RunRecord(
         run_key=plan.key, study=plan.study, kernel=plan.kernel, params=plan.params,
         configurations=plan.configurations, nodes=plan.nodes, ranks=plan.ranks, ranks_per_node=plan.ranks_per_node,
@@ -65,7 +97,7 @@ def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunO
         status=status, exit_code=outcome.returncode, loop_time=figure(p, "loop_time") if p else None,
         started=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), elapsed=outcome.elapsed,
         backend=backend, launch=launch,
-        warnings=placement_warnings(p["run"], study.cores_per_node) if p and not plan.mode.oversubscribed else [],
+        warnings=warnings,
         stderr=None if status == "ok" else outcome.stderr[-STDERR_KEPT:], profile=p, profile_path=outcome.profile_path,
         campaign=plan.campaign, position=plan.position, warmup=plan.warmup,
         reason=reason_of(status, outcome, study.timeout), output=outcome.output,

@@ -15,7 +15,7 @@ from pathlib import Path
 from hybridperf import profile as profiles
 from hybridperf.app import launch as app_launch
 from hybridperf.app.launch import AppLaunch
-from hybridperf.app.profile import FigureMissing, build, ignored_threads
+from hybridperf.app.profile import FigureMissing, build, check_failure, ignored_threads
 from hybridperf.files import write_atomic
 from hybridperf.launch import runner
 from hybridperf.launch.busy import BusyThreads
@@ -84,7 +84,8 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
     if ignored:
         return _failed(outcome, ignored)
     try:
-        made = build(app, text=output.read_text(errors="replace"), source=str(output), program=how.program,
+        text = output.read_text(errors="replace")
+        made = build(app, text=text, source=str(output), program=how.program,
                      command=how.launch.command, start_time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                      host=host or socket.gethostname(), ranks=plan.ranks, threads=plan.threads,
                      ranks_per_node=plan.ranks_per_node, nodes=plan.nodes, environment=how.launch.env,
@@ -94,7 +95,8 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
         return _failed(outcome, str(err))
     profiles.validate(made)
     write_atomic(profile_path, json.dumps(made, indent=1))
-    return replace(outcome, profile_path=profile_path, profile=made)
+    why = check_failure(app, made, text, str(output)) if made["status"] == "check-failed" else None
+    return replace(outcome, profile_path=profile_path, profile=made, reason=why)
 
 
 def _logs(study: Study, plan: RunPlan) -> list[Path]:

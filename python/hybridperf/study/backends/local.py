@@ -8,8 +8,9 @@ from typing import Callable
 
 from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration, Launch
+from hybridperf.launch.machine import local_machine, Machine
 from hybridperf.store.db import RunRecord
-from hybridperf.study.backends import app as app_run, profile_path, record
+from hybridperf.study.backends import app as app_run, configuration, profile_path, record
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
@@ -17,12 +18,12 @@ from hybridperf.study.spec import Study
 class LocalBackend:
     name = "local"
 
-    def __init__(self, study: Study, results: Path):
+    def __init__(self, study: Study, results: Path, node: Machine | None = None):
         self.study, self.results = study, results
+        self.node = node or (local_machine() if study.placements else None)  # placement chooses from its cores
 
     def config(self, plan: RunPlan) -> Configuration:
-        return Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
-                             oversubscribe=self.study.oversubscribe, wait_policy=self.study.wait_policy)
+        return configuration(self.study, plan, self.node)
 
     def launch(self, plan: RunPlan) -> Launch:
         path = profile_path(self.results, plan)
@@ -42,4 +43,4 @@ class LocalBackend:
             else:
                 launch = self.launch(plan)
                 outcome = runner.execute(launch, path, timeout=self.study.timeout, output=app_run.output_path(path))
-            done(record(plan, self.study, self.name, launch.shell(), outcome, started))
+            done(record(plan, self.study, self.name, launch.shell(), outcome, started, self.config(plan)))

@@ -5,7 +5,9 @@ A script asks for whole nodes shaped like the configuration (`--nodes`, `--ntask
 task given to the step explicitly (srun does not inherit them from sbatch since Slurm 22.05). An
 oversubscribed configuration cannot be requested as tasks x CPUs (Slurm rejects more CPUs per node
 than exist, --overcommit or not), so its script asks for `--exclusive` nodes and the step
-oversubscribes inside them. Jobs are followed with squeue, their end state and exit code read with
+oversubscribes inside them. A run with a placement asks for `--exclusive` nodes too (its CPU numbers are a whole
+node's), chosen from the topology of `slurm: {topology: FILE}` (a compute node's `lstopo --of xml`), or of this
+machine when none is given. Jobs are followed with squeue, their end state and exit code read with
 scontrol (sacct when the job has left the controller's memory); profiles are read from the shared
 results directory. Ctrl-C cancels every job this invocation submitted.
 """
@@ -26,10 +28,11 @@ from hybridperf import profile
 from hybridperf.app.launch import AppLaunch
 from hybridperf.files import write_atomic
 from hybridperf.launch import runner
-from hybridperf.launch.lines import Configuration, Launch
+from hybridperf.launch.lines import Launch
+from hybridperf.launch.machine import local_machine, Machine, parse_topology
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.store.db import RunRecord
-from hybridperf.study.backends import app as app_run, profile_path, record
+from hybridperf.study.backends import app as app_run, configuration, profile_path, record
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
@@ -55,6 +58,16 @@ def node_cores() -> int:
     if not counts:
         raise SlurmError("sinfo reports no nodes: is the cluster up (and SLURM_CONF set)?")
     return min(counts)
+
+
+def _topology(path: str | None) -> Machine:
+    """A compute node's topology: the hwloc XML the spec names, else this machine's (the one-node test cluster)."""
+    if not path:
+        return local_machine()
+    try:
+        return parse_topology(Path(path).read_text())
+    except (OSError, ValueError, SyntaxError, StopIteration) as err:  # ElementTree.ParseError is a SyntaxError
+        raise SlurmError(f"slurm topology {path}: not an lstopo --of xml file ({err})") from None
 
 
 def _walltime(seconds: float) -> str:
@@ -101,16 +114,16 @@ class Job:
 class SlurmBackend:
     name = "slurm"
 
-    def __init__(self, study: Study, results: Path):
+    def __init__(self, study: Study, results: Path, node: Machine | None = None):
         self.study, self.results = study, results
         self.scripts = results / "slurm"
+        self.node = node or (_topology(study.slurm.get("topology")) if study.placements else None)
 
     def launch(self, plan: RunPlan) -> Launch:
         return self._prepared(plan)[0]
 
     def _prepared(self, plan: RunPlan) -> tuple[Launch, AppLaunch | None]:
-        config = Configuration(plan.nodes, plan.ranks_per_node, plan.threads, self.study.cores_per_node,
-                               oversubscribe=self.study.oversubscribe, wait_policy=self.study.wait_policy)
+        config = configuration(self.study, plan, self.node)
         path = profile_path(self.results, plan)
         if self.study.app is not None:
             how = app_run.prepare(self.study, plan, config, path, slurm=True)
@@ -129,7 +142,7 @@ class SlurmBackend:
         s = self.study.slurm
         out = self.scripts / plan.key
         lines = ["#!/bin/bash", f"#SBATCH --job-name=hp-{plan.study}-{plan.key[:8]}", f"#SBATCH --nodes={plan.nodes}"]
-        if plan.mode.oversubscribed or s.get("exclusive"):
+        if plan.mode.oversubscribed or s.get("exclusive") or plan.placement:
             lines.append("#SBATCH --exclusive")
         if not plan.mode.oversubscribed:
             tasks, cpus = self._tasks(plan)
@@ -230,4 +243,5 @@ class SlurmBackend:
             outcome = RunOutcome(exit_code, path if loaded else None, loaded,
                                  f"slurm job {job_id}: {state}\n{stderr}", state == "TIMEOUT", elapsed,
                                  self.scripts / f"{job.plan.key}.out")
-        return record(job.plan, self.study, self.name, f"sbatch {job.script}", outcome, job.submitted)
+        return record(job.plan, self.study, self.name, f"sbatch {job.script}", outcome, job.submitted,
+                      configuration(self.study, job.plan, self.node))

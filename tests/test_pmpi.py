@@ -102,6 +102,8 @@ def check_contract(document: dict[str, Any]) -> None:
         section = document["comm"][cls]
         assert sum(b["count"] for b in section["size_histogram"]) == section["messages"]
         assert section["bytes_per_rank"]["avg"] * RANKS == pytest.approx(section["bytes"])
+    for section in (*document["comm"].values(), document["one_sided"]):  # every counted call timed once
+        assert section.get("per_call", {"count": 0})["count"] == section["calls"]
 
 
 # ---------------------------------------------------------------- (a) C halo exchange, every form
@@ -195,6 +197,7 @@ def test_concurrent_threads_counts_add_up_exactly(built, tmp_path):
     doc = counted(built["flavor"], [str(built["threads"]), str(rounds)], tmp_path, threads=2)
     assert doc["thread_level"] == {"requested": "MPI_THREAD_MULTIPLE", "provided": "MPI_THREAD_MULTIPLE"}
     assert counts(doc, "p2p") == (RANKS * 2 * rounds, RANKS * 2 * rounds, RANKS * 2 * rounds * 128)
+    assert doc["comm"]["p2p"]["per_call"]["count"] == RANKS * 2 * rounds  # the threads' histograms added
 
 
 def test_one_sided_calls_have_a_class_of_their_own(built, tmp_path):

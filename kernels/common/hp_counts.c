@@ -25,6 +25,7 @@ void hp_counts_call(hp_comm_counts *n, double seconds)
 {
     n->calls++;
     n->seconds += seconds;
+    if (HP_CALL_TIMES) hp_calltimes_add(&n->times, seconds);
 }
 
 void hp_counts_message(hp_comm_counts *n, long long bytes)
@@ -41,6 +42,7 @@ void hp_counts_merge(hp_comm_counts *into, const hp_comm_counts *from)
     into->bytes += from->bytes;
     into->seconds += from->seconds;
     for (int bin = 0; bin < HP_HIST_BINS; bin++) into->histogram[bin] += from->histogram[bin];
+    hp_calltimes_merge(&into->times, &from->times);
 }
 
 void hp_comm_merge(hp_comm *into, const hp_comm *from)

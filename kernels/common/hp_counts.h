@@ -1,7 +1,8 @@
 /* Counting communication: what a call is worth in the profile, whoever made it.
  *
  * Each MPI call is classed as point-to-point, collective or barrier (the thesis's three classes) and
- * counted: calls, messages sent, bytes sent, time, and a histogram of message sizes. Byte conventions:
+ * counted: calls, messages sent, bytes sent, time, a histogram of message sizes and one of the calls' times
+ * (hp_calltimes.h). Byte conventions:
  * point-to-point counts bytes sent by the caller; a collective counts the caller's own contribution (its
  * send buffer); barriers move none. "messages" counts operations that carry data: each point-to-point send
  * and each collective call (whose size goes in the histogram); barriers carry none. The halves of a message
@@ -24,6 +25,8 @@
 
 #include <mpi.h>
 
+#include "hp_calltimes.h"
+
 typedef enum { HP_P2P, HP_COLLECTIVE, HP_BARRIER, HP_NCLASSES } hp_comm_class;
 
 /* Bin 0 holds empty messages; bin k >= 1 holds sizes in [2^(k-1), 2^k) bytes. */
@@ -35,6 +38,7 @@ typedef struct {
     long long bytes;
     double seconds;
     long long histogram[HP_HIST_BINS];
+    hp_calltimes times; /* each call's seconds (kept when built with HP_CALL_TIMES, the default) */
 } hp_comm_counts;
 
 typedef struct {

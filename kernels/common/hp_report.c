@@ -12,8 +12,25 @@ int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_s
         out[k].name = t->region[k].name;
         out[k].calls = (long long)calls.max;
         out[k].seconds = hp_stat_across(c, t->region[k].seconds, comm);
+        hp_reduce_calltimes(c, &t->region[k].times, comm, &out[k].times);
     }
     return t->count;
+}
+
+void hp_reduce_calltimes(hp_comm *c, const hp_calltimes *mine, MPI_Comm comm, hp_calltimes *out)
+{
+    long long counts[HP_CALLTIMES_BINS + 1], total[HP_CALLTIMES_BINS + 1];
+    counts[0] = mine->count;
+    memcpy(counts + 1, mine->bins, sizeof mine->bins);
+    hp_allreduce(c, counts, total, HP_CALLTIMES_BINS + 1, MPI_LONG_LONG, MPI_SUM, comm);
+    out->count = total[0];
+    memcpy(out->bins, total + 1, sizeof out->bins);
+    /* A rank without calls has no extremes: it offers the identity of each reduction. */
+    const double low = mine->count ? mine->min : INFINITY, high = mine->count ? mine->max : 0.0;
+    hp_allreduce(c, &mine->sum, &out->sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+    hp_allreduce(c, &low, &out->min, 1, MPI_DOUBLE, MPI_MIN, comm);
+    hp_allreduce(c, &high, &out->max, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (out->count == 0) out->min = 0.0;
 }
 
 void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_comm_stat *s)
@@ -27,6 +44,7 @@ void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_com
     s->messages = global[1];
     s->bytes = global[2];
     hp_allreduce(c, n->histogram, s->histogram, HP_HIST_BINS, MPI_LONG_LONG, MPI_SUM, comm);
+    hp_reduce_calltimes(c, &n->times, comm, &s->times);
 }
 
 void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES])
@@ -116,8 +134,30 @@ void hp_json_regions(hp_json *j, const hp_region_stat *r, int n)
         hp_json_int(j, "calls", r[k].calls);
         hp_stat_json(j, "time", &r[k].seconds);
         hp_json_real(j, "imbalance", hp_imbalance(&r[k].seconds));
+        hp_json_calltimes(j, &r[k].times);
         hp_json_object_end(j);
     }
+    hp_json_object_end(j);
+}
+
+void hp_json_calltimes(hp_json *j, const hp_calltimes *h)
+{
+    if (h->count == 0) return;
+    hp_json_object_begin(j, "per_call");
+    hp_json_int(j, "count", h->count);
+    hp_json_real(j, "sum", h->sum);
+    hp_json_real(j, "min", h->min);
+    hp_json_real(j, "max", h->max);
+    hp_json_array_begin(j, "bins");
+    for (int b = 0; b < HP_CALLTIMES_BINS; b++) {
+        if (!h->bins[b]) continue;
+        hp_json_object_begin(j, NULL);
+        hp_json_real(j, "min_seconds", hp_calltimes_low(b));
+        hp_json_real(j, "max_seconds", hp_calltimes_high(b)); /* the last bin's infinity is written null */
+        hp_json_int(j, "count", h->bins[b]);
+        hp_json_object_end(j);
+    }
+    hp_json_array_end(j);
     hp_json_object_end(j);
 }
 
@@ -146,6 +186,7 @@ void hp_json_comm_class(hp_json *j, const char *key, const hp_comm_stat *s)
     hp_stat_json(j, "bytes_per_rank", &s->bytes_per_rank);
     hp_stat_json(j, "messages_per_rank", &s->messages_per_rank);
     histogram_json(j, s->histogram);
+    hp_json_calltimes(j, &s->times);
     hp_json_object_end(j);
 }
 

@@ -17,12 +17,14 @@ typedef struct {
     const char *name;
     long long calls;
     hp_stat seconds;
+    hp_calltimes times; /* every rank's calls */
 } hp_region_stat;
 
 typedef struct {
     long long calls, messages, bytes; /* sums over ranks */
     hp_stat seconds, bytes_per_rank, messages_per_rank;
     long long histogram[HP_HIST_BINS]; /* sums over ranks */
+    hp_calltimes times;                /* every rank's calls */
 } hp_comm_stat;
 
 /* POP's per-rank inputs (docs/pop.md): each rank's time in the measured window and in MPI calls within it,
@@ -53,6 +55,8 @@ void hp_json_figure(hp_json *j, const char *name, double value, const char *unit
 int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out);
 /* Collective. Call with counting off. */
 void hp_reduce_comm(hp_comm *c, MPI_Comm comm, hp_comm_stat out[HP_NCLASSES]);
+/* Collective: every rank's call times in one histogram (extremes over the ranks that made a call). */
+void hp_reduce_calltimes(hp_comm *c, const hp_calltimes *mine, MPI_Comm comm, hp_calltimes *out);
 /* One class's counts n, as hp_reduce_comm reduces each (c only carries the reduction's own calls). */
 void hp_reduce_counts(hp_comm *c, const hp_comm_counts *n, MPI_Comm comm, hp_comm_stat *out);
 
@@ -71,6 +75,9 @@ void hp_json_regions(hp_json *j, const hp_region_stat *r, int n);
 void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES]);
 /* "rank_times": {"elapsed": [per rank], "mpi": [per rank]} (root only). */
 void hp_json_rank_times(hp_json *j, const hp_rank_times *t);
+/* "per_call": {count, sum, min, max, bins: [{min_seconds, max_seconds, count}]}, empty bins left out; nothing
+ * when no call was timed (a build without them, a region whose time is set directly). */
+void hp_json_calltimes(hp_json *j, const hp_calltimes *h);
 /* One class's object under key, as hp_json_comm writes each. */
 void hp_json_comm_class(hp_json *j, const char *key, const hp_comm_stat *s);
 

@@ -5,11 +5,15 @@
  * show imbalance. Regions are entered and left by the master thread outside parallel regions (the
  * master-only style all kernels use), so a region costs two clock reads and an add, with no lock.
  * When timing is disabled, start/stop are a predictable branch: this is how the instrumentation
- * overhead is measured. */
+ * overhead is measured. Each stop also puts the call's time in the region's histogram (hp_calltimes.h),
+ * unless the build leaves them out (HP_CALL_TIMES 0, to measure what they cost); a region whose time a
+ * kernel sets directly (the loop's total) has none. */
 #ifndef HP_TIMER_H
 #define HP_TIMER_H
 
 #include <time.h>
+
+#include "hp_calltimes.h"
 
 #define HP_MAX_REGIONS 16
 
@@ -18,6 +22,7 @@ typedef struct {
     long long calls;
     double seconds;
     double started;
+    hp_calltimes times;
 } hp_region;
 
 typedef struct {
@@ -45,8 +50,11 @@ static inline void hp_timer_start(hp_timers *t, int id)
 static inline void hp_timer_stop(hp_timers *t, int id)
 {
     if (t->enabled) {
-        t->region[id].seconds += hp_now() - t->region[id].started;
-        t->region[id].calls++;
+        hp_region *r = &t->region[id];
+        const double seconds = hp_now() - r->started;
+        r->seconds += seconds;
+        r->calls++;
+        if (HP_CALL_TIMES) hp_calltimes_add(&r->times, seconds);
     }
 }
 

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from hybridperf.analysis import efficiency as eff
+from hybridperf.analysis import efficiency as eff, percall
 from hybridperf.analysis.sections import Section
 from hybridperf.files import write_atomic
-from hybridperf.report import placement_table, plots, pop_table
+from hybridperf.report import percall_table, placement_table, plots, pop_table
 from hybridperf.report.tables import (bytes_table, communication_table, efficiency_table, failed_table,
                                       figures_table, imbalance_table, model_tables, overhead_table, points_table,
                                       problem, ratio_table, regions_table, Table, verdict_sentence, verdict_table)
@@ -106,6 +106,21 @@ def efficiency_html(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
             f"<ul>{pairs}</ul></details>")
 
 
+def per_call_html(s: Section) -> str:
+    """Chow & Hysom's Fig. 3 and Table 8's spread: sorted per-call times per configuration, percentiles and heavy
+    tails (analysis.percall); nothing when no run kept per-call times."""
+    curves = percall_table.curves(s)
+    if not curves:
+        return ""
+    heavy = "".join(f"<li>{html.escape(t)}</li>" for t in percall_table.flagged(s))
+    return ("<h3 id='per-call'>Per-call times</h3><p>Each call's time is kept in bins 4 to a decade (docs/report.md"
+            "#per-call-times), so a percentile is known within its bin: both bounds are shown. A tail is heavy when "
+            f"p99 is over {percall.HEAVY_TAIL:g}× p50 even at the bounds least favourable to the claim, with at least "
+            f"{percall.TAIL_CALLS} calls.</p>" + _html_figure(plots.sorted_calls(curves))
+            + (f"<p><b>Heavy tails:</b></p><ul>{heavy}</ul>" if heavy else "<p>No heavy tail.</p>")
+            + html_table(percall_table.table(s)))
+
+
 def _known(text: str) -> bool:
     """Whether a build field holds something (an app's profile says `unknown` for what it cannot know)."""
     return text not in ("", "unknown", "none")
@@ -176,6 +191,7 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
         placed = placement_table.table(s)
         parts.append(html_table(placed) if placed else "")
         parts.append(pop_table.render_html(s))
+        parts.append(per_call_html(s))
         parts.append("<h3>Models</h3>" + "".join(html_table(t) if t[1] else f"<p>{html.escape(t[0])}</p>"
                                                  for t in model_tables(s, spec["cores_per_node"])))
     ignored = {k for params in spec.get("configuration_params", {}).values() for k in params}

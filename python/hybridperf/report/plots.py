@@ -14,6 +14,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from hybridperf.analysis import percall  # noqa: E402
+from hybridperf.analysis.percall import Tail  # noqa: E402
 from hybridperf.analysis.sections import class_seconds, comm_seconds, per_step, Point, region_seconds, Section, threading_overheads  # noqa: E402
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -213,4 +215,26 @@ def efficiency(rows) -> bytes:
         ax.set_title(name + (" (< 1 favours hybrid)" if name == "e_mp" else ""))
         ax.grid(alpha=0.3)
         _legend(ax, fontsize=7)
+    return _png(fig)
+
+
+def sorted_calls(curves: list[tuple[str, Tail]]) -> bytes | None:
+    """Chow & Hysom's Fig. 3 from the per-call histograms: per configuration, 100 calls evenly spaced through its
+    sorted calls, each drawn as the band its bin allows (log time); None when no run kept per-call times."""
+    if not curves:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, (label, t) in enumerate(curves):
+        calls = percall.sorted_calls(t.calls)
+        xs = range(1, len(calls) + 1)
+        line = ax.plot(xs, [math.sqrt(b.low * b.high) for b in calls], drawstyle="steps-mid",
+                       marker=MARKERS[i % len(MARKERS)], markevery=10, markersize=4, label=f"{label}: {t.subject}")
+        ax.fill_between(xs, [b.low for b in calls], [b.high for b in calls], step="mid", alpha=0.2,
+                        color=line[0].get_color())
+    ax.set_yscale("log")
+    ax.set_xlabel("call, sorted (percent of the calls)")
+    ax.set_ylabel("time per call [s]")
+    ax.set_title("Sorted per-call times (bands: each call's bin)")
+    ax.grid(alpha=0.3)
+    _legend(ax, fontsize=7)
     return _png(fig)

@@ -14,7 +14,7 @@ from hybridperf.analysis import efficiency as eff
 from hybridperf.analysis.pop_study import point_factors
 from hybridperf.analysis.race import Race
 from hybridperf.analysis.sections import Section
-from hybridperf.report import placement_table, pop_table
+from hybridperf.report import percall_table, placement_table, pop_table
 from hybridperf.report.tables import (distinct_points, efficiency_table, failure_summary, number, size as _bytes,
                                       spread_text, verdict_table)
 
@@ -146,6 +146,13 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
                                  left=1, compact=True))
         for line in pop_table.sentences(s, factors):
             console.print(line, highlight=False, markup=False)
+        title, headers, rows = percall_table.table(s)
+        if rows:
+            keep = percall_table.TERMINAL
+            console.print(rich_table(title, [headers[k] for k in keep], [[row[k] for k in keep] for row in rows],
+                                     left=3, compact=True))
+        for line in percall_table.flagged(s):
+            console.print(f"heavy tail: {line}", highlight=False, markup=False)
     failed = failure_summary(runs)
     if failed:
         console.print(f"[red]{sum(r['status'] != 'ok' for r in runs)} run(s) did not succeed[/red] (the report's "

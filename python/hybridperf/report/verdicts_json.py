@@ -1,8 +1,9 @@
 """The study's answer as data (`hybridperf report DIR --json`): per parameter set and scale, the race's outcome,
 the winner or tied set, the lead with its interval, the blocks used and the noise floor; per parameter set, its
 scaling kind and each point's scaling figures, as the report's tables give them, and each point's POP factors
-(analysis.pop_study) with, per scale, the sentence naming the factor that sets the winner apart; for a study with a
-placement axis, what each placement costs against compact (report.placement_table). Pure."""
+(analysis.pop_study) with, per scale, the sentence naming the factor that sets the winner apart; each point's
+per-call times (report.percall_table); for a study with a placement axis, what each placement costs against compact
+(report.placement_table). Pure."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 from hybridperf.analysis.pop_study import explanation, point_factors, PointFactors
 from hybridperf.analysis.race import Standing
 from hybridperf.analysis.sections import Section, Verdict
-from hybridperf.report import placement_table
+from hybridperf.report import percall_table, placement_table
 from hybridperf.report.tables import distinct_points
 
 
@@ -72,7 +73,8 @@ def _section(s: Section) -> dict[str, Any]:
     table = point_factors(s, distinct_points(s))
     return {"params": s.params, "axis": s.axis, "scaling": scaling(s),
             "scales": [{**scale(v, s.axis), "why": explanation(table, v, s.axis)} for v in s.verdicts],
-            "pop": [pop_point(f, s.axis) for f in table], **placement_table.as_json(s)}
+            "pop": [pop_point(f, s.axis) for f in table], "per_call": percall_table.document(s),
+            **placement_table.as_json(s)}
 
 
 def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> dict[str, Any]:

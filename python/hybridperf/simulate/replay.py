@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from hybridperf import cluster
@@ -42,9 +43,10 @@ def simgrid_version() -> str:
     return f"SimGrid {match[1]}" if match else "SimGrid (version unknown)"
 
 
-def replay(traces: list[str], spec: cluster.ClusterSpec, ranks_per_node: int, workdir: Path,
+def replay(traces: Sequence[str], spec: cluster.ClusterSpec, ranks_per_node: int, workdir: Path,
            timeout: float = 600.0) -> float:
-    """Simulated seconds of the run whose rank r's trace is traces[r]."""
+    """Simulated seconds of the run whose rank r's trace is traces[r]. The traces are iterated once, each written
+    to its file before the next is asked for (traces.RankTraces makes them on demand)."""
     ranks = len(traces)
     hosts = cluster.host_names(spec)
     if ranks > ranks_per_node * len(hosts):

@@ -9,8 +9,10 @@ messages that cross them at once (the node's link by all its ranks)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,12 +71,17 @@ def replay(traces: Sequence[str], spec: cluster.ClusterSpec, ranks_per_node: int
     command = [smpirun(), "-np", str(ranks), "-platform", "platform.xml", "-hostfile", "hosts.txt",
                "-replay", "traces.txt", *EXACT, *SHARED, "--cfg=smpi/display-timing:yes", "--log=root.thres:warning",
                "--log=smpi_utils.thres:info"]
-    try:
-        out = subprocess.run(command, capture_output=True, text=True, cwd=workdir, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        raise ReplayFailed(f"smpirun -replay ran past {timeout:.0f} s") from None
-    printed = out.stdout + out.stderr
+    # smpirun is a script that starts the simulator as its child: past the timeout the whole group is killed, or
+    # the simulator would run on, orphaned
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=workdir,
+                          start_new_session=True) as process:
+        try:
+            printed, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise ReplayFailed(f"smpirun -replay ran past {timeout:.0f} s") from None
     match = re.search(r"Simulated time: ([0-9.eE+-]+) seconds", printed)
-    if out.returncode != 0 or not match:
-        raise ReplayFailed(f"smpirun -replay exited {out.returncode}: {printed.strip()[-1500:]}")
+    if process.returncode != 0 or not match:
+        raise ReplayFailed(f"smpirun -replay exited {process.returncode}: {printed.strip()[-1500:]}")
     return float(match[1])

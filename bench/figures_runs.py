@@ -27,6 +27,12 @@ def row(bench: str, figure: str, which: int = -1) -> common.Row:
     return found
 
 
+def newest_row(bench: str, figure: str) -> common.Row:
+    """The row whose figure starts with `figure` of the latest judged set that has one (a bench whose points
+    run in separate invocations)."""
+    return next(r for judged_set in reversed(judged(bench)) for r in judged_set.rows if r.figure.startswith(figure))
+
+
 @cache
 def native() -> tables.Judged:
     """The 16-core node's md_vs_lammps run against LAMMPS built for its CPU (kept in bench/runs/device/, so that
@@ -244,7 +250,10 @@ FIGURES = {
     "runs.pmpi_calls_per_rank": pmpi_calls_per_rank,
     "runs.pmpi_rounds": lambda: str(row("pmpi_overhead", "LAMMPS").judgement.n),
     "runs.pmpi_upper": lambda: f"{row('pmpi_overhead', 'LAMMPS').judgement.high:.2f}",
-    "runs.simulate_scale_seconds": lambda: row("simulate_scale", "one md point").ours,
+    "runs.simulate_scale_seconds": lambda: newest_row("simulate_scale", "one md point of 1024 ").ours,
+    "runs.simulate_scale_4096": lambda: newest_row("simulate_scale", "one md point of 4096 ").ours,
+    "runs.simulate_scale_peak_child": lambda: newest_row("simulate_scale", "peak memory of the plan").ours,
+    "runs.simulate_scale_peak_python": lambda: newest_row("simulate_scale", "peak memory of the Python").ours,
     "runs.check_run2_estimates": lambda: check_estimates("20261123T072225.json"),
     "runs.check_16core_estimates": lambda: check_estimates("20261123T072209.json"),
     "runs.check_fast_from_8": check_fast_from_8,

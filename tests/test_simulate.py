@@ -118,6 +118,30 @@ def test_trace_follows_the_step_structure():
     assert actions.index("allreduce") == len(actions) - 2
 
 
+
+def test_rank_traces_are_made_on_demand_and_equal_the_list_of_them():
+    """A replay asks for one rank's trace at a time (no list of all ranks' texts at 16,384 ranks): the same
+    texts, in rank order, as rank_trace of each rank, with the omitted regions and the padding passed on."""
+    plan = md_plan(("-s", "8", "--steps", "4", "--neigh-every", "2", "--thermo", "2"), 4)
+    split, omit = Split(2, 2, 1), frozenset({"reduction"})
+    lazy = traces.RankTraces(plan, MODEL, split, omit, 24)
+    made = [traces.rank_trace(plan, r, MODEL, split, omit, 24) for r in plan.ranks_plan]
+    assert len(lazy) == 4 and list(lazy) == made and lazy[3] == made[3] and lazy[1:3] == made[1:3]
+    assert not any("allreduce" in text for text in lazy) and len(set(made)) == 4
+
+
+def test_a_replay_past_its_timeout_leaves_no_simulator_running(tmp_path, monkeypatch):
+    """smpirun starts the simulator as its child: past the timeout both are killed, not smpirun alone."""
+    fake = tmp_path / "bin" / "smpirun"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nsleep 60 &\necho $! > child.pid\nwait\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ReplayFailed, match="ran past 1 s"):
+        replay(["0 init\n0 finalize\n"], two_nodes("1us"), 1, tmp_path / "work", timeout=1)
+    stat = Path(f"/proc/{(tmp_path / 'work' / 'child.pid').read_text().strip()}/stat")
+    assert not stat.exists() or stat.read_text().split()[2] == "Z"  # gone, or dead and not yet reaped
+
 @needs_smpi
 def test_free_network_replays_the_compute_model(tmp_path):
     """Zero latency and unlimited bandwidth: the replay takes what the slowest rank computes."""

@@ -1,11 +1,15 @@
 """SimGrid time-independent traces (one per rank) of a planned run: its operations in order, with the compute
 model's seconds between them as `compute` actions (the platform's hosts run 1 Gflop/s, so a gigaflop is a
 second). Step by step: the model's compute before the step's messages, before each message and after them,
-then the step's global sums. Pure."""
+then the step's global sums. Pure.
+
+`RankTraces` is the run's traces as a sequence made on demand: a replay writes each rank's to its file as it is
+made, so that at 16,384 ranks the texts of all ranks are never in memory at once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import overload
 
 from hybridperf.shapes import Placement
 from hybridperf.simulate.compute import ComputeModel
@@ -74,3 +78,26 @@ def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement
             communicate(op)
     lines.append(f"{r} finalize")
     return "\n".join(lines) + "\n"
+
+
+class RankTraces(Sequence[str]):
+    """rank_trace of each of the plan's ranks, made when it is asked for (a replayer iterates once, writing each
+    to its file): the same texts as a list of them, without holding them all."""
+
+    def __init__(self, plan: Plan, model: ComputeModel, split: Placement, omit: frozenset[str] = frozenset(),
+                 padding: int = 0):
+        self.plan, self.model, self.split, self.omit, self.padding = plan, model, split, omit, padding
+
+    def __len__(self) -> int:
+        return len(self.plan.ranks_plan)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return rank_trace(self.plan, self.plan.ranks_plan[index], self.model, self.split, self.omit, self.padding)

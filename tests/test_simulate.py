@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,9 @@ def test_a_replay_past_its_timeout_leaves_no_simulator_running(tmp_path, monkeyp
     with pytest.raises(ReplayFailed, match="ran past 1 s"):
         replay(["0 init\n0 finalize\n"], two_nodes("1us"), 1, tmp_path / "work", timeout=1)
     stat = Path(f"/proc/{(tmp_path / 'work' / 'child.pid').read_text().strip()}/stat")
+    deadline = time.monotonic() + 5  # SIGKILL is delivered asynchronously: give the kernel a moment
+    while stat.exists() and stat.read_text().split()[2] != "Z" and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not stat.exists() or stat.read_text().split()[2] == "Z"  # gone, or dead and not yet reaped
 
 @needs_smpi

@@ -173,7 +173,7 @@ HP_FORTRAN_NAMES(mpi_recv_init, MPI_RECV_INIT)
 void mpi_start_(F *req, F *ierr)
 {
     MPI_Request handle = hp_f_request(req);
-    hp_call c = hp_enter();
+    hp_call c = hp_enter(__func__);
     pmpi_start_(req, ierr);
     if (hp_leave(&c, hp_f_rc(ierr))) hp_record_start(&c, 1, &handle);
 }
@@ -183,7 +183,7 @@ void mpi_startall_(F *n, F *reqs, F *ierr)
 {
     MPI_Request local[HP_LOCAL_REQUESTS], *handles = hp_handles(*n, local);
     hp_f_requests(reqs, *n, handles);
-    hp_call c = hp_enter();
+    hp_call c = hp_enter(__func__);
     pmpi_startall_(n, reqs, ierr);
     if (hp_leave(&c, hp_f_rc(ierr))) hp_record_start(&c, *n, handles);
     hp_handles_free(handles, local);
@@ -203,7 +203,7 @@ HP_FORTRAN_NAMES(mpi_request_free, MPI_REQUEST_FREE)
 void mpi_wait_(F *req, F *status, F *ierr)
 {
     MPI_Request before = hp_f_request(req);
-    hp_call c = hp_enter();
+    hp_call c = hp_enter(__func__);
     pmpi_wait_(req, status, ierr);
     int record = hp_leave(&c, hp_f_rc(ierr));
     MPI_Request after = hp_f_request(req);
@@ -214,7 +214,7 @@ HP_FORTRAN_NAMES(mpi_wait, MPI_WAIT)
 void mpi_test_(F *req, F *flag, F *status, F *ierr)
 {
     MPI_Request before = hp_f_request(req);
-    hp_call c = hp_enter();
+    hp_call c = hp_enter(__func__);
     pmpi_test_(req, flag, status, ierr);
     int record = hp_leave(&c, hp_f_rc(ierr));
     MPI_Request after = hp_f_request(req);
@@ -229,7 +229,7 @@ HP_FORTRAN_NAMES(mpi_test, MPI_TEST)
         MPI_Request local_before[HP_LOCAL_REQUESTS], local_after[HP_LOCAL_REQUESTS];                        \
         MPI_Request *before = hp_handles(n, local_before), *after = hp_handles(n, local_after);             \
         hp_f_requests(reqs, n, before);                                                                    \
-        hp_call c = hp_enter();                                                                            \
+        hp_call c = hp_enter(__func__);                                                                            \
         call;                                                                                              \
         int record = hp_leave(&c, hp_f_rc(ierr));                                                          \
         hp_f_requests(reqs, n, after);                                                                     \

@@ -176,15 +176,7 @@ def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, mes
 def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     """profile_mpi (the default for launch: mpi): libhybridperf-mpi.so counts LAMMPS's MPI by class; the runs
     export to CSV with the same comm.<class>.<field> columns as kernel runs."""
-    counting_library_for_lmp()
-    results = tmp_path / "res"
-    path = tmp_path / "lj.yaml"
-    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  launch: mpi"), cores="[2]"))
-    out = study(path, "--no-report")
-    assert out.returncode == 0, out.stderr
-    (run,) = runs(results)
-    assert run["status"] == "ok", run["stderr"]
-    profile = json.loads((results / run["profile_path"]).read_text())
+    results, _, profile = counted_lammps_run(tmp_path, "  launch: mpi")
     p2p = profile["comm"]["p2p"]
     assert p2p["messages"] > 0 and p2p["bytes"] > 0 and profile["comm"]["collective"]["calls"] > 0
     assert profile["app"]["counting"] == "init-to-finalize"
@@ -205,15 +197,7 @@ def test_a_traced_lammps_run_writes_its_traces_in_its_directory(tmp_path):
     """trace: true: each run's traces go to runs/<run key>/trace/ beside the profiles -- a whole SimGrid trace per
     rank and one Perfetto file -- and its profile's trace names that folder relative to the run's directory; the
     traces hold the messages the library counted, and replay with SimGrid."""
-    counting_library_for_lmp()
-    results = tmp_path / "res"
-    path = tmp_path / "lj.yaml"
-    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  trace: true"), cores="[2]"))
-    out = study(path, "--no-report")
-    assert out.returncode == 0, out.stderr
-    (run,) = runs(results)
-    assert run["status"] == "ok", run["stderr"]
-    profile = json.loads((results / run["profile_path"]).read_text())
+    results, run, profile = counted_lammps_run(tmp_path, "  trace: true")
     summary = profile["trace"]
     assert summary["dir"] == "trace" and summary["truncated"] is False and summary["ranks"] == 2
     folder = results / "runs" / run["run_key"] / summary["dir"]
@@ -229,6 +213,20 @@ def test_a_traced_lammps_run_writes_its_traces_in_its_directory(tmp_path):
         from hybridperf.simulate import replay
 
         assert replay.replay(texts, cluster.load("merlin"), 2, tmp_path / "replay") > 0
+
+
+def counted_lammps_run(tmp_path: Path, line: str) -> tuple[Path, dict, dict]:
+    """A study of one LAMMPS run at 2 ranks with the counting library, `line` added to its app: block: the results
+    directory, the run's stored row and its profile."""
+    counting_library_for_lmp()
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", line), cores="[2]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert run["status"] == "ok", run["stderr"]
+    return results, run, json.loads((results / run["profile_path"]).read_text())
 
 
 def counting_library_for_lmp() -> None:

@@ -187,3 +187,19 @@ def test_openmp_regions_are_events_per_thread(program, tmp_path):
     for e in regions:
         per_thread[e["pid"], e["args"]["thread"]] = per_thread.get((e["pid"], e["args"]["thread"]), 0) + 1
     assert per_thread == {(r, t): 6 for r in range(RANKS) for t in range(2)}
+
+
+def test_other_threads_and_one_sided_calls_are_counted_as_untraced(program, tmp_path):
+    """tests/pmpi/threads.c, 2 threads per rank each making ROUNDS Sendrecvs: the main thread's are the trace's, the
+    other's are untraced (`thread`); tests/pmpi/one_sided.c's 8 one-sided calls per rank are untraced (`one_sided`)."""
+    flavor, _ = program
+    cc, _ = require(flavor)
+    rounds = 20
+    threads = compile_program(tmp_path / "threads", cc, "threads.c", "-fopenmp")
+    doc = counted(flavor, [str(threads), str(rounds)], tmp_path, threads=2,
+                  env={"HYBRIDPERF_MPI_TRACE": str(tmp_path / "t")})
+    assert doc is not None and doc["trace"]["untraced"]["thread"] == RANKS * rounds
+    assert all(messages(actions(tmp_path / "t", r))[0] == rounds for r in range(RANKS))
+    one_sided = compile_program(tmp_path / "one_sided", cc, "one_sided.c")
+    doc = counted(flavor, [str(one_sided)], tmp_path, env={"HYBRIDPERF_MPI_TRACE": str(tmp_path / "o")})
+    assert doc is not None and doc["trace"]["untraced_calls"] == doc["trace"]["untraced"]["one_sided"] == RANKS * 8

@@ -78,8 +78,7 @@ def test_trace_holds_exactly_the_counted_calls(program, tmp_path):
     assert collectives == comm["collective"]["calls"] - RANKS == RANKS * STEPS * 9
     assert sum(words == ["barrier"] for t in traces for words in t) == comm["barrier"]["calls"] == RANKS * STEPS * 2
     summary = doc["trace"]
-    assert summary["untraced"] == {"thread": 0, "communicator": RANKS, "proc_null": 0, "one_sided": 0,
-                                   "persistent": 0, "routine": 0}
+    assert summary["untraced"] == {"thread": 0, "communicator": RANKS, "proc_null": 0, "one_sided": 0, "routine": 0}
     assert summary["untraced_calls"] == RANKS and summary["truncated"] is False
     assert summary["actions"] == [len(t) for t in traces] and summary["ranks"] == RANKS
     assert all(b >= (folder / f"rank-{r}.txt").stat().st_size for r, b in enumerate(summary["bytes"]))
@@ -100,6 +99,29 @@ def test_any_source_receives_name_the_source_they_matched(program, tmp_path):
     # the ring's requests are waited on one by one, the any-source irecvs (all rank 0 has open) by one waitall
     assert sum(words == ["waitall"] for words in trace) == STEPS
     assert sum(words[0] == "wait" for words in trace) == 2 * STEPS
+
+
+def test_persistent_requests_are_traced_at_each_start(program, tmp_path):
+    """tests/pmpi/halo.c (test_pmpi.py's halo exchange): Sendrecvs, Irecv + Isend + Waitall, Recv_init + Send_init
+    started ROUNDS times by Startall and completed by Waitall, in-place Allgather, Alltoall, Iallreduce + Wait,
+    Barrier: every call traced, each start of a persistent send one isend, and the messages equal the counts; it
+    replays where SimGrid is installed."""
+    flavor, _ = program
+    cc, _ = require(flavor)
+    halo = compile_program(tmp_path / "halo", cc, "halo.c")
+    steps, n, rounds = 3, 100, 4
+    folder = tmp_path / "trace"
+    doc = counted(flavor, [str(halo), str(steps), str(n), str(rounds)], tmp_path,
+                  env={"HYBRIDPERF_MPI_TRACE": str(folder)})
+    assert doc is not None and doc["trace"]["untraced_calls"] == 0
+    traces = [actions(folder, r) for r in range(RANKS)]
+    sent = [messages(t) for t in traces]
+    p2p = doc["comm"]["p2p"]
+    assert (sum(c for c, _ in sent), sum(b for _, b in sent)) == (p2p["messages"], p2p["bytes"])
+    assert all(sum(w[:1] == ["isend"] and w[3] == "28" for w in t) == rounds for t in traces)  # 7 ints a start
+    if shutil.which("smpirun"):
+        texts = [(folder / f"rank-{r}.txt").read_text() for r in range(RANKS)]
+        assert replay.replay(texts, cluster.load("merlin"), RANKS, tmp_path / "replay") > 0
 
 
 def test_tracing_does_not_change_the_counts(program, tmp_path):

@@ -3,7 +3,7 @@
  * are posted, and their requests are kept so that their completion is counted as point-to-point
  * too (completion.c). A persistent request sends nothing when it is made; each MPI_Start of a send
  * request sends its message again. Each call that SimGrid's replay can take is also written in the rank's
- * trace when it traces (trace_actions.c); persistent requests and probes are not. */
+ * trace when it traces (trace_actions.c): a persistent request at each start; probes are not written. */
 #include "pmpi.h"
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
@@ -100,33 +100,38 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Com
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Send_init(buf, count, type, dest, tag, comm, req));
+    return HP_PERSISTENT_TRACED(1, hp_bytes(count, type), *req, PMPI_Send_init(buf, count, type, dest, tag, comm, req),
+                                hp_trace_persistent(&c_, 1, dest, tag, count, type, comm));
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Ssend_init(buf, count, type, dest, tag, comm, req));
+    return HP_PERSISTENT_TRACED(1, hp_bytes(count, type), *req, PMPI_Ssend_init(buf, count, type, dest, tag, comm, req),
+                                hp_trace_persistent(&c_, 1, dest, tag, count, type, comm));
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Bsend_init(buf, count, type, dest, tag, comm, req));
+    return HP_PERSISTENT_TRACED(1, hp_bytes(count, type), *req, PMPI_Bsend_init(buf, count, type, dest, tag, comm, req),
+                                hp_trace_persistent(&c_, 1, dest, tag, count, type, comm));
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    return HP_PERSISTENT(1, hp_bytes(count, type), *req, PMPI_Rsend_init(buf, count, type, dest, tag, comm, req));
+    return HP_PERSISTENT_TRACED(1, hp_bytes(count, type), *req, PMPI_Rsend_init(buf, count, type, dest, tag, comm, req),
+                                hp_trace_persistent(&c_, 1, dest, tag, count, type, comm));
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    return HP_PERSISTENT(0, 0, *req, PMPI_Recv_init(buf, count, type, src, tag, comm, req));
+    return HP_PERSISTENT_TRACED(0, 0, *req, PMPI_Recv_init(buf, count, type, src, tag, comm, req),
+                                hp_trace_persistent(&c_, 0, src, tag, count, type, comm));
 }
 
-void hp_record_start(const hp_call *c, int n, const MPI_Request *reqs)
+void hp_record_start(hp_call *c, int n, const MPI_Request *reqs)
 {
     const hp_requests *m = &c->self->requests;
-    if (hp_trace_on) hp_trace_skip(c, HP_UNTRACED_PERSISTENT);
+    if (hp_trace_on) hp_trace_starts(c, n, reqs);
     hp_record(c, HP_P2P, 0, 0);
     for (int i = 0; i < n; i++) {
         const hp_request *known = hp_requests_find(m, reqs[i]);

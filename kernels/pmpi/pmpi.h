@@ -32,8 +32,10 @@ enum { HP_ONE_SIDED = HP_NCLASSES, HP_PMPI_CLASSES };
  * request by its sender, receiver (world ranks) and tag. */
 typedef struct {
     int src, dst, tag;
-    unsigned char written; /* its isend or irecv is in the trace */
-    unsigned char blanks;  /* an irecv from MPI_ANY_SOURCE or MPI_ANY_TAG: its source and tag are blanks at `at` */
+    unsigned char written;    /* its isend or irecv is in the trace, not yet waited for */
+    unsigned char blanks;     /* an irecv from MPI_ANY_SOURCE or MPI_ANY_TAG: its source and tag are blanks at `at` */
+    unsigned char persistent; /* a persistent request: each start writes its isend (sends) or irecv of `bytes` */
+    long long bytes;
     size_t at;
     MPI_Comm comm; /* where a matched source is a rank (read only when blanks) */
 } hp_traced;
@@ -148,7 +150,8 @@ void hp_handles_free(MPI_Request *h, const MPI_Request *local);
  * HP_COUNTED's calls are not written in the trace and are counted as untraced there. HP_STARTED keeps the
  * request `handle` (an expression read after the call) in cls; HP_STARTED_TRACED also keeps what its
  * `trace` returns (an hp_traced) for the wait that completes it; HP_PERSISTENT keeps a persistent request
- * that will send `sends` (0 or 1) message of `bytes` at each start, and sends nothing itself. GNU statement
+ * that will send `sends` (0 or 1) message of `bytes` at each start, and sends nothing itself (with _TRACED,
+ * what its starts will write in the trace). GNU statement
  * expressions, so that each wrapper reads as one statement; a Fortran wrapper passes
  * `(pmpi_x_(..., ierr), hp_f_rc(ierr))` as its call. */
 #define HP_TRACED(cls, messages, bytes, call, trace)                                                                   \
@@ -177,20 +180,26 @@ void hp_handles_free(MPI_Request *h, const MPI_Request *local);
     })
 #define HP_STARTED(cls, messages, bytes, handle, call)                                                                 \
     HP_STARTED_TRACED(cls, messages, bytes, handle, call, hp_trace_skipped(&c_, HP_UNTRACED_ROUTINE))
-#define HP_PERSISTENT(sends, bytes, handle, call)                                                                      \
+#define HP_PERSISTENT_TRACED(sends, size, handle, call, trace)                                                         \
     ({                                                                                                                 \
         hp_call c_ = hp_enter(__func__);                                                                               \
+        hp_request what_ = {HP_P2P, (sends), 0, {0}};                                                                  \
         int rc_ = (call);                                                                                              \
         if (hp_leave(&c_, rc_)) {                                                                                      \
-            if (hp_trace_on) hp_trace_skip(&c_, HP_UNTRACED_PERSISTENT);                                               \
+            if (hp_trace_on) what_.traced = (trace);                                                                   \
             hp_record(&c_, HP_P2P, 0, 0);                                                                              \
         }                                                                                                              \
-        if (rc_ == MPI_SUCCESS) hp_track(&c_, (handle), (hp_request){HP_P2P, (sends), (bytes), {0}});                  \
+        if (rc_ == MPI_SUCCESS) {                                                                                      \
+            what_.bytes = (size);                                                                                      \
+            hp_track(&c_, (handle), what_);                                                                            \
+        }                                                                                                              \
         rc_;                                                                                                           \
     })
+#define HP_PERSISTENT(sends, bytes, handle, call)                                                                      \
+    HP_PERSISTENT_TRACED(sends, bytes, handle, call, hp_trace_skipped(&c_, HP_UNTRACED_ROUTINE))
 
 /* MPI_Start / MPI_Startall of n requests: one p2p call, and the message of each persistent send. */
-void hp_record_start(const hp_call *c, int n, const MPI_Request *reqs);
+void hp_record_start(hp_call *c, int n, const MPI_Request *reqs);
 
 /* ---- the trace (trace.c: files, compute bursts, the limit; trace_actions.c: SimGrid's actions;
  * trace_perfetto.c: the trace events; docs/pmpi.md "Traces") ---- */
@@ -201,8 +210,7 @@ enum {
     HP_UNTRACED_COMMUNICATOR, /* a collective on a communicator that is not the world's group in its order */
     HP_UNTRACED_PROC_NULL,    /* a peer MPI_PROC_NULL */
     HP_UNTRACED_ONE_SIDED,    /* one-sided communication: SimGrid's replay has no action for it */
-    HP_UNTRACED_PERSISTENT,   /* persistent requests: their creation, starts and waits */
-    HP_UNTRACED_ROUTINE,      /* a routine without an action: probes, Open MPI's Fortran binding */
+    HP_UNTRACED_ROUTINE,      /* a routine without an action: probes, Alltoallw, Open MPI's Fortran binding */
     HP_UNTRACED_REASONS
 };
 
@@ -249,6 +257,10 @@ int hp_trace_send(hp_call *c, const char *action, int dest, int tag, int count, 
 hp_traced hp_trace_isend(hp_call *c, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm);
 int hp_trace_recv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MPI_Comm comm, const MPI_Status *st);
 hp_traced hp_trace_irecv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MPI_Comm comm);
+/* Send_init (sends) or Recv_init: what each start of the request will write. */
+hp_traced hp_trace_persistent(hp_call *c, int sends, int peer, int tag, int count, MPI_Datatype type, MPI_Comm comm);
+/* MPI_Start / MPI_Startall: each persistent request's isend or irecv. */
+void hp_trace_starts(hp_call *c, int n, const MPI_Request *reqs);
 int hp_trace_sendrecv(hp_call *c, long long sbytes, int dest, long long rbytes, int src, MPI_Comm comm,
                       const MPI_Status *st);
 /* The requests a wait or test completed: before[which[k]] (which NULL: before[k]) with status statuses[k]
@@ -288,6 +300,7 @@ void hp_events_merge(const char *dir, int ranks);
 
 void hp_requests_put(hp_requests *m, MPI_Request r, hp_request what);
 const hp_request *hp_requests_find(const hp_requests *m, MPI_Request r); /* NULL: not known */
+hp_request *hp_requests_get(hp_requests *m, MPI_Request r);              /* the same, to change it */
 void hp_requests_forget(hp_requests *m, MPI_Request r);
 
 /* ---- what a call sends (contribution.c): hp_counts.h's conventions for every routine ---- */

@@ -30,8 +30,7 @@ enum { CHUNK = 1 << 20, DIR_MAX = 4096 };
 static const long long DEFAULT_LIMIT = 64LL << 20;
 static const double FLOPS = 1e9; /* per second: the host speed of cluster.platform_xml's platforms */
 
-static const char *const REASONS[HP_UNTRACED_REASONS] = {"thread",    "communicator", "proc_null",
-                                                         "one_sided", "persistent",   "routine"};
+static const char *const REASONS[HP_UNTRACED_REASONS] = {"thread", "communicator", "proc_null", "one_sided", "routine"};
 
 int hp_trace_on;
 

@@ -11,7 +11,8 @@
  * completes it fills in (trace.c holds the text until then). SimGrid names the request a `wait` completes
  * by sender, receiver and tag, kept in the request table from the isend or irecv. A Waitall that completes
  * every outstanding traced request is SimGrid's `waitall` (which waits for all of them); any other is one
- * `wait` per request. A non-blocking collective is written as its blocking form when it is posted. */
+ * `wait` per request. A persistent request is an isend or irecv at each start. A non-blocking collective is
+ * written as its blocking form when it is posted. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -61,13 +62,6 @@ int hp_trace_send(hp_call *c, const char *action, int dest, int tag, int count, 
            HP_TRACE_NOWHERE;
 }
 
-hp_traced hp_trace_isend(hp_call *c, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm)
-{
-    if (!hp_trace_send(c, "isend", dest, tag, count, type, comm)) return (hp_traced){0};
-    hp_trace_outstanding(1);
-    return (hp_traced){hp_trace_rank(), c->peer, tag, 1, 0, 0, comm};
-}
-
 int hp_trace_recv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MPI_Comm comm, const MPI_Status *st)
 {
     if (!hp_trace_mine(c)) return 0;
@@ -80,26 +74,86 @@ int hp_trace_recv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MP
            HP_TRACE_NOWHERE;
 }
 
+/* An isend (t.dst, t.tag, t.bytes) written: t as the request's, or none. */
+static hp_traced write_isend(hp_call *c, hp_traced t)
+{
+    c->peer = t.dst;
+    if (hp_trace_action(c, "isend %d %d %lld %d", t.dst, t.tag, t.bytes, HP_TRACE_BYTE) == HP_TRACE_NOWHERE)
+        return (hp_traced){0};
+    t.written = 1;
+    hp_trace_outstanding(1);
+    return t;
+}
+
+/* An irecv (t.src a world rank or MPI_ANY_SOURCE, t.tag maybe MPI_ANY_TAG, t.bytes) written: t as the
+ * request's, or none. Blanks where the source or tag is not known yet, filled by the wait (hp_trace_fill). */
+static hp_traced write_irecv(hp_call *c, hp_traced t)
+{
+    size_t at;
+    t.blanks = t.src == MPI_ANY_SOURCE || t.tag == MPI_ANY_TAG;
+    if (t.blanks) {
+        at =
+            hp_trace_action(c, "irecv %*s %*s %lld %d", HP_TRACE_BLANK, "", HP_TRACE_BLANK, "", t.bytes, HP_TRACE_BYTE);
+        t.at = at + sizeof "irecv " - 1;
+    } else {
+        c->peer = t.src;
+        at = hp_trace_action(c, "irecv %d %d %lld %d", t.src, t.tag, t.bytes, HP_TRACE_BYTE);
+    }
+    if (at == HP_TRACE_NOWHERE) return (hp_traced){0};
+    if (t.blanks) hp_trace_hold(1);
+    t.written = 1;
+    hp_trace_outstanding(1);
+    return t;
+}
+
+/* What an isend (sends) or irecv from or to `peer` of comm writes; `ok` 0 when it is not written (counted). */
+static hp_traced request_of(hp_call *c, int sends, int peer, int tag, int count, MPI_Datatype type, MPI_Comm comm,
+                            int *ok)
+{
+    const int me = hp_trace_rank();
+    const int any = !sends && peer == MPI_ANY_SOURCE;
+    const int world = any ? peer : peer_of(c, comm, peer);
+    *ok = any || world >= 0;
+    return sends ? (hp_traced){me, world, tag, 0, 0, 0, hp_bytes(count, type), 0, comm}
+                 : (hp_traced){world, me, tag, 0, 0, 0, hp_bytes(count, type), 0, comm};
+}
+
+hp_traced hp_trace_isend(hp_call *c, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm)
+{
+    int ok = 0;
+    hp_traced t = hp_trace_mine(c) ? request_of(c, 1, dest, tag, count, type, comm, &ok) : (hp_traced){0};
+    return ok ? write_isend(c, t) : (hp_traced){0};
+}
+
 hp_traced hp_trace_irecv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MPI_Comm comm)
 {
-    if (!hp_trace_mine(c)) return (hp_traced){0};
-    const long long bytes = hp_bytes(count, type);
-    const int me = hp_trace_rank();
-    if (src == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) { /* blanks, filled by the wait (hp_trace_fill) */
-        size_t at =
-            hp_trace_action(c, "irecv %*s %*s %lld %d", HP_TRACE_BLANK, "", HP_TRACE_BLANK, "", bytes, HP_TRACE_BYTE);
-        if (at == HP_TRACE_NOWHERE) return (hp_traced){0};
-        hp_trace_hold(1);
-        hp_trace_outstanding(1);
-        return (hp_traced){src, me, tag, 1, 1, at + sizeof "irecv " - 1, comm};
+    int ok = 0;
+    hp_traced t = hp_trace_mine(c) ? request_of(c, 0, src, tag, count, type, comm, &ok) : (hp_traced){0};
+    return ok ? write_irecv(c, t) : (hp_traced){0};
+}
+
+hp_traced hp_trace_persistent(hp_call *c, int sends, int peer, int tag, int count, MPI_Datatype type, MPI_Comm comm)
+{
+    int ok = 0;
+    hp_traced t = hp_trace_mine(c) ? request_of(c, sends, peer, tag, count, type, comm, &ok) : (hp_traced){0};
+    t.persistent = (unsigned char)ok;
+    return t;
+}
+
+void hp_trace_starts(hp_call *c, int n, const MPI_Request *reqs)
+{
+    if (!hp_trace_mine(c)) return;
+    int unknown = 0;
+    for (int i = 0; i < n; i++) {
+        hp_request *r = hp_requests_get(&c->self->requests, reqs[i]);
+        if (!r || !r->traced.persistent) {
+            unknown = 1;
+            continue;
+        }
+        hp_traced t = r->sends ? write_isend(c, r->traced) : write_irecv(c, r->traced);
+        if (t.written) r->traced = t;
     }
-    int peer = peer_of(c, comm, src);
-    if (peer < 0) return (hp_traced){0};
-    c->peer = peer;
-    if (hp_trace_action(c, "irecv %d %d %lld %d", peer, tag, bytes, HP_TRACE_BYTE) == HP_TRACE_NOWHERE)
-        return (hp_traced){0};
-    hp_trace_outstanding(1);
-    return (hp_traced){peer, me, tag, 1, 0, 0, comm};
+    if (unknown) hp_trace_skip(c, HP_UNTRACED_ROUTINE); /* a request made untraced (another thread, Fortran) */
 }
 
 /* SimGrid's sendRecv tags both messages 0; a half whose peer is MPI_PROC_NULL is a send or a recv, tagged
@@ -132,9 +186,9 @@ static hp_traced completed(const hp_request *r, const MPI_Status *st)
 }
 
 /* The traced request a wait or test completed, as its k-th: NULL when it is not one of the trace's. */
-static const hp_request *traced_at(const hp_requests *m, const MPI_Request *before, const int *which, int k)
+static hp_request *traced_at(hp_requests *m, const MPI_Request *before, const int *which, int k)
 {
-    const hp_request *r = hp_requests_find(m, before[which ? which[k] : k]);
+    hp_request *r = hp_requests_get(m, before[which ? which[k] : k]);
     return r && r->traced.written ? r : NULL;
 }
 
@@ -142,16 +196,17 @@ void hp_trace_completed(hp_call *c, const MPI_Request *before, const int *which,
                         int all)
 {
     if (!hp_trace_mine(c)) return;
-    const hp_requests *m = &c->self->requests;
+    hp_requests *m = &c->self->requests;
     long long n = 0;
     for (int k = 0; k < count; k++) n += traced_at(m, before, which, k) != NULL;
     if (!n) return; /* nothing of the trace's: the call's time stays in the next compute burst */
     const int one_waitall = all && n == hp_trace_outstanding(0);
     for (int k = 0; k < count; k++) {
-        const hp_request *r = traced_at(m, before, which, k);
+        hp_request *r = traced_at(m, before, which, k);
         if (!r) continue;
         hp_traced t = completed(r, statuses ? &statuses[k] : NULL);
         if (!one_waitall) hp_trace_action(c, "wait %d %d %d", t.src, t.dst, t.tag);
+        r->traced.written = r->traced.blanks = 0; /* a persistent request stays, inactive, for its next start */
     }
     if (one_waitall) hp_trace_action(c, "waitall");
     hp_trace_outstanding(-n);

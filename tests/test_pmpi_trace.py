@@ -225,3 +225,13 @@ def test_other_threads_and_one_sided_calls_are_counted_as_untraced(program, tmp_
     one_sided = compile_program(tmp_path / "one_sided", cc, "one_sided.c")
     doc = counted(flavor, [str(one_sided)], tmp_path, env={"HYBRIDPERF_MPI_TRACE": str(tmp_path / "o")})
     assert doc is not None and doc["trace"]["untraced_calls"] == doc["trace"]["untraced"]["one_sided"] == RANKS * 8
+
+
+def test_pcontrol_mode_traces_only_the_counting_window(program, tmp_path):
+    """With HYBRIDPERF_MPI_PCONTROL=1 and a program that never calls MPI_Pcontrol, nothing is counted: its traces
+    hold no call and no compute, only init and finalize."""
+    flavor, binary = program
+    doc, folder = traced(flavor, binary, tmp_path, HYBRIDPERF_MPI_PCONTROL="1")
+    assert doc["comm"]["p2p"]["calls"] == 0
+    assert all(actions(folder, r) == [["init"], ["finalize"]] for r in range(RANKS))
+    assert doc["trace"]["actions"] == [2] * RANKS and doc["trace"]["untraced_calls"] == 0

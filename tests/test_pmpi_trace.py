@@ -235,3 +235,12 @@ def test_pcontrol_mode_traces_only_the_counting_window(program, tmp_path):
     assert doc["comm"]["p2p"]["calls"] == 0
     assert all(actions(folder, r) == [["init"], ["finalize"]] for r in range(RANKS))
     assert doc["trace"]["actions"] == [2] * RANKS and doc["trace"]["untraced_calls"] == 0
+
+
+def test_a_folder_that_cannot_be_made_is_a_failed_trace_not_a_failed_run(program, tmp_path):
+    flavor, binary = program
+    (tmp_path / "file").write_text("")
+    doc = counted(flavor, [str(binary), "1", "1", "0"], tmp_path,
+                  env={"HYBRIDPERF_MPI_TRACE": str(tmp_path / "file" / "trace")})
+    assert doc is not None and doc["trace"]["truncated"] is True
+    assert doc["trace"]["summary"].startswith("failed: rank 0 could not write its trace in ")

@@ -268,6 +268,22 @@ def test_chain_counts_every_rank_message_and_byte_of_both_loops(run_mixbench, ra
     assert figures["chain_bandwidth"]["better"] == "higher"
 
 
+def test_chain_counts_its_loops_after_them_exactly_as_the_timed_wrappers_count_each_call(run_mixbench):
+    """The chain's timed loops hold only the MPI calls (counted once after each loop); --comm-timers sends every call
+    through the instrumented wrappers instead, each timed: the counts and histograms agree call for call."""
+    args = ["--bench", "chain", "--sizes", "1,65536", *QUICK]
+    counted, timed = (ok(run_mixbench(2, 1, args + extra))["comm"]["p2p"] for extra in ([], ["--comm-timers"]))
+    iterations_per_rank = 2 * 5 + 3  # 0 B and 1 B at --iters, 64 KiB at --iters-large, in each of the two loops
+    for p2p in (counted, timed):
+        assert (p2p["calls"], p2p["messages"]) == (2 * 4 * iterations_per_rank, 2 * 2 * iterations_per_rank)
+        assert p2p["bytes"] == 2 * 2 * (5 * 1 + 3 * 65536)
+        assert p2p["per_call"]["count"] == p2p["calls"]
+    assert counted["size_histogram"] == timed["size_histogram"]
+    assert counted["time"]["max"] == 0 and counted["per_call"]["bins"] == [
+        {"min_seconds": 0, "max_seconds": 1e-07, "count": 2 * 4 * iterations_per_rank}]  # untimed: 0 s each
+    assert timed["time"]["min"] > 0 and timed["per_call"]["max"] > 0
+
+
 # ---------------------------------------------------------------- the Hockney fit
 
 

@@ -14,9 +14,11 @@ from hybridperf.analysis.affinity import binding_warnings
 from hybridperf.analysis.placement import diffs, LOOP
 from hybridperf.analysis.race import Rule
 from hybridperf.analysis.sections import Point, Section
+from hybridperf.analysis.verdicts import Band, judge_samples
 from hybridperf.launch import placement
 from hybridperf.launch.lines import build_launch, Configuration, LaunchError
 from hybridperf.launch.machine import parse_topology
+from hybridperf.report import placement_table
 from hybridperf.shapes import NotApplicable, placed, shape
 from hybridperf.study import spec
 from hybridperf.study.backends.local import LocalBackend
@@ -201,6 +203,36 @@ def test_table_4_4_diff_per_region_with_its_verdict():
     assert total.judgement.estimate == pytest.approx(0.04434, abs=5e-5) and total.judgement.word == "differs"
     assert found["hybrid-1", LOOP].judgement.estimate == pytest.approx(0.01247, abs=5e-5)
     assert found["hybrid-1", LOOP].judgement.word == "within" and found["hybrid-1", "force"].judgement.n == 5
+
+
+def test_the_rows_of_one_comparison_share_its_confidence_by_bonferroni():
+    """A comparison of k = 4 rows (the loop time, three regions) judges each at 1 − 10%/4 = 97.5%, so that the four
+    verdicts hold together at the study's 90%: region a's Diff, whose 90% interval alone lies above +2% (`differs`),
+    is `undecided` at 97.5%. With one region, k = 2 and each row is at 95%."""
+    diff = [0.0, 0.01, 0.025, 0.03, 0.04, 0.05, 0.05, 0.06, 0.07, 0.08]  # region a under spread, per block
+
+    def placed(policy, a_times):
+        runs = [{"repeat": k, "loop_time": 1.0, "profile": {"regions": {"a": {"time": {"avg": a}},
+                                                                        "b": {"time": {"avg": 1.0}},
+                                                                        "c": {"time": {"avg": 1.0}}}}}
+                for k, a in enumerate(a_times)]
+        return Point(f"pure-mpi@{policy}", 2, 2, 1, 2, 1, "", None, 0, runs)
+
+    points = [placed("compact", [1.0] * len(diff)), placed("spread", [1.0 - d for d in diff])]
+    found = {d.region: d for d in diffs(Section({}, "cores", points, [], ["total", "a", "b", "c"], Rule()))}
+    assert set(found) == {LOOP, "a", "b", "c"}
+    assert all(d.confidence == pytest.approx(0.975, abs=1e-12) for d in found.values())
+    values = [(1.0 - (1.0 - d)) / 1.0 for d in diff]  # as diffs() takes them
+    alone = judge_samples(values, Band(-0.02, 0.02), 0.90)
+    assert (alone.word, alone.low) == ("differs", pytest.approx(0.025))
+    a = found["a"].judgement
+    assert (a.word, a.low, a.high) == ("undecided", pytest.approx(0.0175), pytest.approx(0.065))
+    assert a.estimate == alone.estimate == pytest.approx(0.045)
+    assert [found[r].judgement.word for r in (LOOP, "b", "c")] == ["within"] * 3
+    (_, _, rows) = placement_table.table(Section({}, "cores", points, [], ["total", "a", "b", "c"], Rule()))
+    assert [row[8] for row in rows] == ["97.5%"] * 4
+    one = diffs(Section({}, "cores", points, [], ["a"], Rule()))
+    assert [(d.region, d.confidence) for d in one] == [(LOOP, pytest.approx(0.95)), ("a", pytest.approx(0.95))]
 
 
 def test_configurations_of_one_shape_are_one_row():

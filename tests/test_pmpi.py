@@ -85,15 +85,21 @@ def libomp_program(flavor: str, work: Path) -> Path:
 def counted(flavor: str, argv: list[str], work: Path, threads: int = 1, env: dict[str, str] | None = None,
             profile_path: Path | None = None) -> dict[str, Any] | None:
     """Runs argv on RANKS ranks with the library preloaded; its profile (None when it wrote none)."""
+    return counted_run(flavor, argv, work, threads, env, profile_path)[0]
+
+
+def counted_run(flavor: str, argv: list[str], work: Path, threads: int = 1, env: dict[str, str] | None = None,
+                profile_path: Path | None = None, ranks: int = RANKS) -> tuple[dict[str, Any] | None, str]:
+    """counted's profile on `ranks` ranks, and what the program printed."""
     path = profile_path or work / f"counts-{next(_counter)}.json"
-    config = Configuration(1, RANKS, threads, CORES, oversubscribe=True)
+    config = Configuration(1, ranks, threads, CORES, oversubscribe=True)
     extra = {"LD_PRELOAD": str(pmpi.library_path(flavor, LIB_DIR)), "HYBRIDPERF_MPI_PROFILE": str(path), **(env or {})}
     launch = build_launch(config, flavor, argv, as_root=os.geteuid() == 0,  # type: ignore[arg-type]
                           launcher=kernels.launcher_for(flavor), extra_env=extra)
     proc = subprocess.run(launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True,
                           timeout=120, cwd=work)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(path.read_text()) if path.exists() else None
+    return (json.loads(path.read_text()) if path.exists() else None), proc.stdout
 
 
 def counts(document: dict[str, Any], cls: str) -> tuple[int, int, int]:

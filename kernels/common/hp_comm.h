@@ -1,5 +1,7 @@
 /* The instrumented communication layer: every MPI call a kernel makes goes through here, and is counted as
- * hp_counts.h says (classes, calls, messages, bytes, time, sizes).
+ * hp_counts.h says (classes, calls, messages, bytes, time, sizes). The one exception is a timed loop that must hold
+ * its MPI calls and nothing else (mixbench's chain, set against IMB's bare loop): it calls MPI directly and counts
+ * the loop's calls after it with hp_comm_record_loop, to the same totals.
  *
  * Counting is switched on only around the measured loop (hp_comm_count), as the thesis timed only its main
  * loop and took message statistics in separate runs; set-up traffic such as scattering a data file is

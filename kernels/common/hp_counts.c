@@ -60,6 +60,18 @@ void hp_comm_record(hp_comm *c, hp_comm_class k, double t0, int messages, long l
     for (int m = 0; m < messages; m++) hp_counts_message(n, bytes);
 }
 
+void hp_comm_record_loop(hp_comm *c, hp_comm_class k, long long calls, long long messages, long long bytes)
+{
+    if (!c->counting) return;
+    hp_comm_counts *n = &c->cls[k];
+    n->calls += calls;
+    if (HP_CALL_TIMES) /* untimed, each call 0 s: the first bin's (below 100 ns) */
+        hp_calltimes_merge(&n->times, &(hp_calltimes){.count = calls, .bins = {[0] = calls}});
+    n->messages += messages;
+    n->bytes += messages * bytes;
+    n->histogram[hp_histogram_bin(bytes)] += messages;
+}
+
 long long hp_comm_bytes(int count, MPI_Datatype type)
 {
     int size;

@@ -64,5 +64,10 @@ void hp_comm_merge(hp_comm *into, const hp_comm *from);
 double hp_comm_begin(const hp_comm *c);
 void hp_comm_record(hp_comm *c, hp_comm_class k, double t0, int messages, long long bytes);
 long long hp_comm_bytes(int count, MPI_Datatype type);
+/* A loop whose calls are counted after it rather than one by one, so that its timed part holds the MPI calls and
+ * nothing else (a microbenchmark set against a peer's bare loop, as mixbench's chain against IMB's): `calls` calls
+ * of class k that sent `messages` messages of `bytes` bytes each, counted exactly as hp_comm_record would count
+ * them untimed (each call 0 s, in the per-call histogram's first bin). Nothing while counting is off. */
+void hp_comm_record_loop(hp_comm *c, hp_comm_class k, long long calls, long long messages, long long bytes);
 
 #endif

@@ -6,10 +6,17 @@ pure MPI affected more than hybrid (seed-spec §A.12). Here `compact` is the sha
 of the study (spread, underpopulate, oversubscribe) is set against it: per configuration, scale and region,
 Diff = (t_compact − t_other) / t_compact, positive when the other placement is faster. The two ran in the same
 blocks, so a Diff is taken per block (paired, as the race pairs) and judged by the benches' verdict engine
-(`verdicts.judge_samples`): the bootstrap interval of its median, at the study's confidence, against the band the
-study declared not to matter (±tie_within) — `within`: placement costs this region less than that; `differs`:
-more; `undecided`: the blocks cannot tell. The first row of each is the loop time the race decides on; the others
-are the profile's regions (rank average). Pure functions of an analysed section.
+(`verdicts.judge_samples`): the bootstrap interval of its median against the band the study declared not to matter
+(±tie_within) — `within`: placement costs this region less than that; `differs`: more; `undecided`: the blocks
+cannot tell. The first row of each comparison (one placement against compact, per configuration and scale) is the
+loop time the race decides on; the others are the profile's regions (rank average).
+
+A comparison judges its k rows at once, and k intervals each at the study's confidence all hold far less often
+than that (0.9^5 = 59% for five independent rows at 90%): a wrong `differs` somewhere in an A/A pair is far
+likelier than 1 − confidence. So the rows of one comparison share the error by Bonferroni, as the race shares it
+among its pairs: each interval is at 1 − (1 − confidence) / k, and the k verdicts hold together at the study's
+confidence. Bonferroni rather than Holm's step-down: a verdict is read off an interval, not a p-value, and Holm
+gives the rows it does not reject no narrower intervals. Pure functions of an analysed section.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from hybridperf.analysis.sections import Point, region_seconds, Section
-from hybridperf.analysis.verdicts import Band, judge_samples, Judgement
+from hybridperf.analysis.verdicts import Band, bonferroni, judge_samples, Judgement
 from hybridperf.shapes import split_placement
 
 SHARED = "compact"  # the side every other placement is set against: cores that share caches, one package first
@@ -35,6 +42,7 @@ class Diff:
     shared: float  # the median time under compact, seconds
     other: float  # the median time under the other placement
     judgement: Judgement  # of the per-block Diff against ±tie_within
+    confidence: float  # its interval's: the study's, shared by Bonferroni among the comparison's rows
 
 
 def _extract(region: str) -> Callable[[dict[str, Any]], float | None]:
@@ -71,7 +79,8 @@ def _placed(section: Section) -> dict[tuple[str, int], dict[str, Point]]:
 
 
 def diffs(section: Section) -> list[Diff]:
-    """Every placement against compact, per configuration, scale and region, where both were measured."""
+    """Every placement against compact, per configuration, scale and region, where both were measured; the rows of
+    one comparison judged together at the study's confidence (Bonferroni)."""
     band = Band(-section.rule.tie_within, section.rule.tie_within)
     out = []
     for (name, scale), by_policy in _placed(section).items():
@@ -79,12 +88,12 @@ def diffs(section: Section) -> list[Diff]:
         for policy, other in by_policy.items():
             if policy == SHARED:
                 continue
-            for region in (LOOP, *(r for r in section.regions if r != "total")):
-                pairs = _paired(shared, other, region)
-                if not pairs:
-                    continue
+            regions = (LOOP, *(r for r in section.regions if r != "total"))
+            measured = {region: pairs for region in regions if (pairs := _paired(shared, other, region))}
+            confidence = bonferroni(section.rule.confidence, len(measured))
+            for region, pairs in measured.items():
                 values = [(a - b) / a for a, b in pairs]
                 out.append(Diff(name, policy, scale, region, statistics.median(a for a, _ in pairs),
                                 statistics.median(b for _, b in pairs),
-                                judge_samples(values, band, section.rule.confidence)))
+                                judge_samples(values, band, confidence), confidence))
     return out

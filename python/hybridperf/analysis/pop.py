@@ -20,7 +20,8 @@ is the time outside MPI (POP's useful time of the MPI model); T = max E_i. Then
 What a run does not carry gives None and the reason, never a guess: OpenMP load balance and scheduling need each
 thread's busy time inside parallel regions, which the MPI library's OMPT tool measures for an app on an OMPT runtime
 (`openmp_idle`) and no kernel records; serialization needs the time in parallel regions (the same tool's); hardware
-counters are not read by any run yet.
+counters are not read by any run yet. A run replayed from its traces on an ideal network (simulate.app_replay) also
+has POP's split of communication efficiency: serialization = max O / T_ideal, transfer = T_ideal / T.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ MPI_FACTORS = ("mpi_parallel_efficiency", "mpi_communication_efficiency", "mpi_l
 OMP_FACTORS = ("openmp_parallel_efficiency", "openmp_load_balance", "openmp_scheduling_efficiency",
                "openmp_serialization_efficiency")
 RUN_FACTORS = ("parallel_efficiency", *MPI_FACTORS, *OMP_FACTORS, "ipc")
+# communication efficiency = serialization × transfer: known only for a run replayed on an ideal network
+REPLAY_FACTORS = ("mpi_serialization_efficiency", "mpi_transfer_efficiency")
 NAMES = {
     "global_efficiency": "global efficiency", "computation_scalability": "computation scalability",
     "parallel_efficiency": "parallel efficiency", "mpi_parallel_efficiency": "MPI parallel efficiency",
@@ -42,9 +45,12 @@ NAMES = {
     "openmp_parallel_efficiency": "OpenMP parallel efficiency", "openmp_load_balance": "OpenMP load balance",
     "openmp_scheduling_efficiency": "OpenMP scheduling efficiency",
     "openmp_serialization_efficiency": "OpenMP serialization efficiency", "ipc": "IPC",
+    "mpi_serialization_efficiency": "MPI serialization efficiency", "mpi_transfer_efficiency": "MPI transfer efficiency",
 }
 NO_THREAD_TIMES = ("the kernels do not record each thread's busy time inside their parallel regions (the MPI "
                    "library's OMPT tool does, for a program on an OpenMP runtime with OMPT)")
+NO_REPLAY = ("the run's traces were not replayed on an ideal network (an app study run with `trace: true`, then "
+             "hybridperf simulate SPEC --cluster NAME: docs/simulation.md)")
 NO_COUNTERS = "no run reads hardware counters yet (perf_event or PAPI): IPC and instruction scalability are unavailable"
 
 
@@ -197,5 +203,17 @@ def openmp(profile: dict[str, Any]) -> OpenMP:
                   scheduling=sum(idle["scheduling"]))
 
 
+def replay_factors(profile: dict[str, Any]) -> Factors:
+    """POP's split of communication efficiency, from a replay on the ideal network (simulate.app_replay):
+    serialization = max O / T_ideal, transfer = T_ideal / T."""
+    simulated = profile.get("simulated") or {}
+    if "ideal_seconds" not in simulated:
+        return Factors({name: None for name in REPLAY_FACTORS}, {name: NO_REPLAY for name in REPLAY_FACTORS})
+    return Factors({"mpi_serialization_efficiency": simulated["serialization_efficiency"],
+                    "mpi_transfer_efficiency": simulated["transfer_efficiency"]})
+
+
 def of_profile(profile: dict[str, Any]) -> Factors:
-    return factors(rank_times(profile), openmp(profile))
+    """RUN_FACTORS and REPLAY_FACTORS of a run."""
+    found, replayed = factors(rank_times(profile), openmp(profile)), replay_factors(profile)
+    return Factors(found.values | replayed.values, found.why | replayed.why)

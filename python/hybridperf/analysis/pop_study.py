@@ -14,7 +14,7 @@ from hybridperf.analysis.sections import Point, Section, Verdict
 from hybridperf.analysis.verdicts import median_interval
 
 STUDY_FACTORS = ("global_efficiency", "computation_scalability")
-FACTORS = (*STUDY_FACTORS, *pop.RUN_FACTORS)
+FACTORS = (*STUDY_FACTORS, *pop.RUN_FACTORS, *pop.REPLAY_FACTORS)
 # The factors a winner is explained by: the leaves of POP's tree, not the products of them.
 EXPLAINING = ("computation_scalability", "mpi_communication_efficiency", "mpi_load_balance_in",
               "mpi_load_balance_out", "openmp_load_balance", "openmp_scheduling_efficiency",

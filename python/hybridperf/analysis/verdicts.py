@@ -204,6 +204,12 @@ def judge_samples(values: Sequence[float], band: Band, confidence: float = CONFI
     return _judge_rounds(list(values), len(values), band, confidence)
 
 
+def bonferroni(confidence: float, family: int) -> float:
+    """The confidence each of `family` intervals needs for all of them to hold together at `confidence`: the error
+    1 − confidence shared equally among them (Bonferroni)."""
+    return 1 - (1 - confidence) / max(1, family)
+
+
 def tally(judgements: Sequence[Judgement]) -> dict[str, int]:
     """How many figures got each verdict, every word present."""
     return {word: sum(j.word == word for j in judgements) for word in WORDS}

@@ -15,11 +15,12 @@ import typer
 from rich.table import Table
 
 from hybridperf import cluster
-from hybridperf.cli.study import _report
+from hybridperf.cli.simulate_app import replay_app
+from hybridperf.cli.study import _node_cores, _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import write_atomic
 from hybridperf.predict import contests as moves, outcomes as swept_outcomes
-from hybridperf.simulate import chain, rules, study as simulation, validate as validation, validate_spmv
+from hybridperf.simulate import app_replay, app_study, chain, rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.outcome import Declared, text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
@@ -79,6 +80,11 @@ def simulate(
     grid: Annotated[Optional[int], typer.Option(min=1, help="validate --sensitivity: points per side of the nominal "
                                                             "value tried before bisecting a change (default "
                                                             f"{swept_outcomes.GRID}: the range's ends).")] = None,
+    speed: Annotated[float, typer.Option(help="An app study's replay: the cluster's core speed over this machine's "
+                                              "(its compute bursts take measured / SPEED seconds).")] = 1.0,
+    ranks_per_node: Annotated[Optional[int], typer.Option(min=1, help="An app study's replay: ranks per node of the "
+                                                                      "cluster (default: as measured, as many as a "
+                                                                      "node holds).")] = None,
 ) -> None:
     """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
     `<name>-on-<cluster>`, and reported), `validate` the simulator against the seeds at their scale, or replay
@@ -112,6 +118,15 @@ def simulate(
         smpirun()
         if not cluster_name:
             fail("--cluster NAME is needed: one of " + ", ".join(cluster.names()))
+        if speed <= 0:
+            fail(f"--speed is the cluster's core speed over this machine's, above 0; got {speed:g}")
+        measured = spec.load(target, cores_per_node=_node_cores)
+        if measured.kernel == "app":
+            _app(measured, cluster.load(cluster_name), results, speed, ranks_per_node,
+                 cores=cores, steps=steps, costs=costs, sensitivity=sensitivity)
+            return
+        if speed != 1.0 or ranks_per_node is not None:
+            fail("--speed and --ranks-per-node are for replaying an app study's traces (kernel: app, trace: true)")
         if costs not in COSTS:
             fail(f"--costs is one of {', '.join(COSTS)}, got {costs!r}")
         described = cluster.load(cluster_name)
@@ -135,7 +150,8 @@ def simulate(
         raise
     except SimGridMissing as err:
         fail(str(err))
-    except (cluster.ClusterError, simulation.SimulationError, chain.ChainError) as err:
+    except (cluster.ClusterError, simulation.SimulationError, chain.ChainError, app_study.NothingToReplay,
+            app_replay.NotReplayable) as err:
         fail(str(err))
     except USER_ERRORS as err:
         user_error(err)
@@ -145,6 +161,19 @@ def simulate(
     if sensitivity:
         _show_sensitivity(moved, described, directory / f"sensitivity-{described.key}.csv")
     _report(directory, study.name, directory / f"report-{described.key}.html")
+
+
+def _app(study: spec.Study, described: cluster.ClusterSpec, results: Optional[Path], speed: float,
+         ranks_per_node: Optional[int], **planned) -> None:
+    """An app study's traced runs replayed on the cluster, shown, stored and reported; the options of planned
+    simulation refused."""
+    given = [f"--{k}" for k, v in planned.items() if v not in (None, False, "auto")]
+    if given:
+        fail(f"{', '.join(given)}: an app study is replayed from its traces as it ran (its cores and steps); "
+             "--speed and --ranks-per-node say how it runs on the cluster")
+    directory = results or Path(study.results)
+    name = replay_app(study, described, directory, speed, ranks_per_node)
+    _report(directory, name, directory / f"report-{described.key}.html")
 
 
 def _sensitivity(described: cluster.ClusterSpec, stored: list, backend: SimGridBackend) -> list[moves.Point]:

@@ -143,6 +143,11 @@ def _simulated_notice(runs: list[dict[str, Any]]) -> str:
     simulated = {r["profile"]["simulated"]["cluster_name"] for r in runs if r["profile"] and "simulated" in r["profile"]}
     if not simulated:
         return ""
+    if all("replay_of" in r["profile"]["simulated"] for r in runs if r["profile"]):
+        return (f"<div class='headline'><b>Replayed</b> on {html.escape(', '.join(sorted(simulated)))} with SimGrid "
+                "(docs/simulation.md): each measured run's own traces, its compute bursts as they were measured, its "
+                "messages priced by the cluster description. A split's runs keep their measured spread, so the "
+                "verdicts are the measured study's race rule over the replayed times.</div>")
     return (f"<div class='headline'><b>Simulated</b> on {html.escape(', '.join(sorted(simulated)))} with SimGrid "
             "(docs/simulation.md): one exact replay per point, no run-to-run noise. The error bars (5% for single "
             "runs) are the convention for measured runs and do not apply; the verdicts compare the simulated "

@@ -19,11 +19,13 @@ def table(section: Section) -> Table | None:
         j = d.judgement
         interval = f"[{100 * j.low:+.1f}%, {100 * j.high:+.1f}%]" if j.bounded else "[unbounded]"
         rows.append([d.configuration, str(d.scale), d.placement, d.region, f"{d.shared:.4g}", f"{d.other:.4g}",
-                     f"{100 * j.estimate:+.2f}%", interval, j.word, str(j.n)])
+                     f"{100 * j.estimate:+.2f}%", interval, f"{100 * d.confidence:.3g}%", j.word, str(j.n)])
     title = (f"{section.title()}: what placement costs, Diff = ({SHARED} − other) / {SHARED} per block (Table 4.4), "
-             f"judged against ±{100 * section.rule.tie_within:g}% at {100 * section.rule.confidence:g}%")
+             f"judged against ±{100 * section.rule.tie_within:g}% at {100 * section.rule.confidence:g}% for each "
+             "comparison's k rows together (Bonferroni: each interval at 1 − "
+             f"{100 * (1 - section.rule.confidence):.3g}%/k)")
     return title, ["configuration", section.axis, "placement", "region", f"{SHARED} [s]", "other [s]", "Diff",
-                   "interval", "verdict", "n"], rows
+                   "interval", "level", "verdict", "n"], rows
 
 
 def as_json(section: Section) -> dict[str, list[dict[str, object]]]:
@@ -31,6 +33,7 @@ def as_json(section: Section) -> dict[str, list[dict[str, object]]]:
     rows = [{"configuration": d.configuration, section.axis: d.scale, "placement": d.placement, "region": d.region,
              "compact_seconds": d.shared, "other_seconds": d.other, "diff": d.judgement.estimate,
              "low": d.judgement.low if d.judgement.bounded else None,
-             "high": d.judgement.high if d.judgement.bounded else None, "verdict": d.judgement.word,
+             "high": d.judgement.high if d.judgement.bounded else None, "confidence": d.confidence,
+             "verdict": d.judgement.word,
              "blocks": d.judgement.n} for d in diffs(section)]
     return {"placement": rows} if rows else {}

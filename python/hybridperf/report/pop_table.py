@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-from hybridperf.analysis.pop import NAMES
+from hybridperf.analysis.pop import NAMES, REPLAY_FACTORS
 from hybridperf.analysis.pop_study import Estimate, explanation, FACTORS, point_factors, PointFactors
 from hybridperf.analysis.sections import Section
 from hybridperf.report.tables import distinct_points
@@ -19,7 +19,8 @@ HEADERS = {
     "mpi_parallel_efficiency": "MPI par.", "mpi_communication_efficiency": "MPI comm.", "mpi_load_balance": "MPI LB",
     "mpi_load_balance_in": "LB in", "mpi_load_balance_out": "LB out", "openmp_parallel_efficiency": "OMP par.",
     "openmp_load_balance": "OMP LB", "openmp_scheduling_efficiency": "OMP sched.",
-    "openmp_serialization_efficiency": "OMP ser.", "ipc": "IPC",
+    "openmp_serialization_efficiency": "OMP ser.", "ipc": "IPC", "mpi_serialization_efficiency": "MPI ser.",
+    "mpi_transfer_efficiency": "MPI transfer",
 }
 TERMINAL = ("global_efficiency", "parallel_efficiency", "mpi_communication_efficiency", "mpi_load_balance",
             "openmp_serialization_efficiency")
@@ -52,9 +53,9 @@ def sentences(s: Section, table: list[PointFactors]) -> list[str]:
 
 
 def terminal_rows(s: Section, table: list[PointFactors]) -> tuple[list[str], list[list[str]]]:
-    headers = ["configuration", s.axis, *(HEADERS[name] for name in TERMINAL)]
-    rows = [[f.configuration, str(f.scale), *(cell(f.values[name]) for name in TERMINAL)]
-            for f in table]
+    shown = TERMINAL + tuple(name for name in columns(table) if name in REPLAY_FACTORS)
+    headers = ["configuration", s.axis, *(HEADERS[name] for name in shown)]
+    rows = [[f.configuration, str(f.scale), *(cell(f.values[name]) for name in shown)] for f in table]
     return headers, rows
 
 
@@ -68,15 +69,23 @@ def _unavailable(table: list[PointFactors]) -> list[str]:
     return [f"{', '.join(names)}: {why}" for why, names in reasons.items()]
 
 
+def columns(table: list[PointFactors]) -> tuple[str, ...]:
+    """The factors shown: all, but the replay's split of communication efficiency only where a point has it (a
+    measured study never does; the list of factors not known says why)."""
+    return tuple(name for name in FACTORS
+                 if name not in REPLAY_FACTORS or any(f.values[name] is not None for f in table))
+
+
 def render_html(s: Section) -> str:
     table = point_factors(s, distinct_points(s))
     if not table:
         return ""
-    head = "".join(f"<th title='{html.escape(NAMES[name])}'>{html.escape(HEADERS[name])}</th>" for name in FACTORS)
+    shown = columns(table)
+    head = "".join(f"<th title='{html.escape(NAMES[name])}'>{html.escape(HEADERS[name])}</th>" for name in shown)
     body = "".join(
         f"<tr><td>{html.escape(f.configuration)}</td><td>{f.scale}</td>"
         + "".join(f"<td style='background:{colour(f.values[name])}'>{html.escape(cell(f.values[name]))}"
-                  f"<br><small>{html.escape(interval(f.values[name]))}</small></td>" for name in FACTORS)
+                  f"<br><small>{html.escape(interval(f.values[name]))}</small></td>" for name in shown)
         + "</tr>" for f in table)
     why = "".join(f"<li>{html.escape(t)}</li>" for t in sentences(s, table))
     missing = "".join(f"<li>{html.escape(t)}</li>" for t in _unavailable(table))

@@ -1,0 +1,98 @@
+"""An app study replayed on a cluster (`hybridperf simulate SPEC --cluster NAME` of a `kernel: app` study run with
+`trace: true`): every run of the study's latest campaign whose traces are whole is replayed on the description's
+platform and on its ideal network (simulate.app_replay) and stored as a run of the study `<study>-on-<cluster>`,
+in the same block and position, so that its race pairs the splits as the measured one did and each split keeps
+its runs' own spread (each replay carries its run's measured compute). I/O: reads the store and the traces, runs
+SimGrid, writes profiles and the store."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from hybridperf import cluster
+from hybridperf.files import write_atomic
+from hybridperf.simulate import app_replay
+from hybridperf.simulate.replay import simgrid_version
+from hybridperf.store.db import RunRecord, Store
+from hybridperf.study.spec import Study
+
+BACKEND = "replay"  # the stored runs' backend: traces replayed, not planned (the simgrid backend's)
+
+
+class NothingToReplay(ValueError):
+    """The study has no run whose traces can be replayed; the message says why."""
+
+
+@dataclass
+class Replays:
+    study: str  # the replayed study's name: <study>-on-<cluster>
+    campaign: int
+    runs: list[tuple[dict[str, Any], app_replay.Replayed]] = field(default_factory=list)  # (measured run, replay)
+    skipped: list[str] = field(default_factory=list)  # one line per measured run not replayed, with why
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: float, per_node: int | None,
+                 say: Callable[[str], None] = lambda line: None) -> Replays:
+    """Every traced run of the study's latest campaign replayed on the cluster and stored (a new campaign of
+    `<study>-on-<cluster>`). A stored replay keeps its measured run's shape (nodes, ranks per node), which names
+    the split it races as; where its ranks were placed on the cluster is its profile's `run`."""
+    with Store(results) as store:
+        if study.name not in store.studies():
+            raise NothingToReplay(f"{results} holds no runs of {study.name}: run it first (hybridperf study SPEC, with "
+                                  "`trace: true` in its app block)")
+        measured = [r for r in store.runs(study.name, store.campaign(study.name).number)
+                    if r["status"] == "ok" and r["profile"]]
+        traced, skipped = [], []
+        for run in measured:
+            try:
+                traced.append((run, app_replay.trace_files(results, run["profile"])))
+            except app_replay.NotReplayable as err:
+                skipped.append(f"{run['run_key']}: {err}")
+        if not traced:
+            raise NothingToReplay(f"no run of {study.name}'s latest campaign can be replayed: " +
+                                  (skipped[0].split(": ", 1)[1] if skipped else "none succeeded"))
+        name = f"{study.name}-on-{spec.key}"
+        store.save_study(name, study.kernel, replace(study, name=name).as_dict(), f"replayed from {study.name}", _now())
+        campaign = store.start_campaign(name, replace(study, name=name).as_dict(), 0, {"replayed_on": spec.key},
+                                        _now())
+        out = Replays(name, campaign.number, skipped=skipped)
+        simgrid = simgrid_version()
+        for k, (run, files) in enumerate(traced, 1):
+            say(f"replaying {k}/{len(traced)}: {run['run_key']} ({run['ranks']} ranks x {run['threads']} threads)")
+            result = _replay(run, files, spec, speed, per_node)
+            store.add_run(_record(run, result, spec, speed, simgrid, name, campaign.number, results))
+            out.runs.append((run, result))
+        store.end_campaign(name, campaign.number, "decided", _now())
+    return out
+
+
+def _replay(run: dict[str, Any], files: list[Path], spec: cluster.ClusterSpec, speed: float,
+            per_node: int | None) -> app_replay.Replayed:
+    placed = app_replay.ranks_per_node(spec, run["ranks"], run["threads"], run["ranks_per_node"], per_node)
+    with tempfile.TemporaryDirectory(prefix="hybridperf-app-replay-") as work:
+        return app_replay.replay_run(files, spec, placed, speed, Path(work))
+
+
+def _record(run: dict[str, Any], result: app_replay.Replayed, spec: cluster.ClusterSpec, speed: float,
+            simgrid: str, study: str, campaign: int, results: Path) -> RunRecord:
+    key = f"{run['run_key']}-on-{spec.key}"
+    profile = app_replay.profile(run["profile"], result, spec, speed, simgrid, run["run_key"])
+    path = results / "profiles" / f"{key}.json"
+    write_atomic(path, json.dumps(profile, indent=1))
+    return RunRecord(
+        run_key=key, study=study, kernel=run["kernel"], params=run["params"],
+        configurations=tuple(run["configurations"]), nodes=run["nodes"], ranks=run["ranks"],
+        ranks_per_node=run["ranks_per_node"], threads=run["threads"], mode=run["mode"],
+        oversubscribed=bool(run["oversubscribed"]), repeat=run["repeat"], status="ok", exit_code=0,
+        loop_time=result.seconds, started=_now(), elapsed=0.0, backend=BACKEND,
+        launch=f"smpirun -np {run['ranks']} -platform {spec.key}.xml -replay traces.txt", warnings=[], stderr=None,
+        profile=profile, profile_path=path, campaign=campaign, position=run["position"])

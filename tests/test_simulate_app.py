@@ -1,0 +1,137 @@
+"""Replaying an app's own traces (issue 27 item 4): a trace's bursts and messages priced on a cluster and on an
+ideal network, and POP's split of communication efficiency from the two, checked on traces whose replay is known
+in closed form; then a stored traced study replayed by the command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hybridperf import cluster
+from hybridperf.analysis import pop
+from hybridperf.simulate import app_replay
+from hybridperf.store.db import RunRecord, Store
+
+needs_smpi = pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
+MESSAGE = 100_000_000  # bytes: 40 ms at Merlin's 20 Gb/s, seen in the 6 digits SimGrid prints
+
+# rank 0 computes 1 s, sends 100 MB to rank 1 and computes 0.5 s; rank 1 computes 0.2 s, receives, computes 0.5 s
+TRACES = ["0 init\n0 compute 1e9\n0 send 1 0 100000000 6\n0 compute 5e8\n0 finalize\n",
+          "1 init\n1 compute 2e8\n1 recv 0 0 100000000 6\n1 compute 5e8\n1 finalize\n"]
+
+
+def test_compute_bursts_are_seconds_on_the_platforms_hosts_and_scale_with_speed():
+    assert app_replay.compute_seconds(TRACES[0]) == 1.5
+    faster = app_replay.scaled(TRACES[0], 2.0)
+    assert app_replay.compute_seconds(faster) == 0.75 and "send 1 0 100000000 6" in faster
+    assert app_replay.scaled(TRACES[1], 1.0) is TRACES[1]
+
+
+def test_ranks_fill_nodes_as_measured_or_asked_within_what_a_node_holds():
+    merlin = cluster.load("merlin")  # 8 cores a node
+    assert app_replay.ranks_per_node(merlin, 2, 1, 2, None) == 2
+    assert app_replay.ranks_per_node(merlin, 2, 1, 2, 1) == 1
+    assert app_replay.ranks_per_node(merlin, 16, 4, 16, None) == 2  # 4-thread ranks: two a node
+    with pytest.raises(app_replay.NotReplayable, match="do not fit"):
+        app_replay.ranks_per_node(merlin, 2, 16, 1, None)
+    with pytest.raises(app_replay.NotReplayable, match="more than"):
+        app_replay.ranks_per_node(merlin, 4, 2, 4, 8)
+
+
+def _write(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [folder / f"rank-{r}.txt" for r in range(len(TRACES))]
+    for f, text in zip(files, TRACES):
+        f.write_text(text)
+    return files
+
+
+@needs_smpi
+def test_a_replay_prices_the_messages_and_the_ideal_network_removes_them(tmp_path: Path):
+    """On Merlin with a rank per node, the 100 MB cross the network once: the run takes 1.5 s of compute plus
+    the latency and 10^8 B at 20 Gb/s (both ranks end together: the send waits for its transfer, the receiver for
+    its data). On the ideal network it takes 1.5 s: rank 1 waits for rank 0's first second, which no network can
+    remove, so serialization is max compute / T_ideal = 1.5 / 1.5 and transfer T_ideal / T."""
+    merlin = cluster.load("merlin")
+    result = app_replay.replay_run(_write(tmp_path / "trace"), merlin, 1, 1.0, tmp_path / "work")
+    transfer = merlin.latency.value + MESSAGE / merlin.bandwidth.value
+    assert result.seconds == pytest.approx(1.5 + transfer, rel=1e-5)
+    assert result.ideal_seconds == pytest.approx(1.5, rel=1e-5)
+    assert result.compute == (1.5, 0.7)
+    assert result.serialization_efficiency == pytest.approx(1.0, rel=1e-5)
+    assert result.transfer_efficiency == pytest.approx(1.5 / (1.5 + transfer), rel=1e-5)
+    both = app_replay.replay_run(_write(tmp_path / "trace"), merlin, 2, 2.0, tmp_path / "one-node")
+    on_node = merlin.intra_latency.value + MESSAGE / merlin.intra_bandwidth.value
+    assert both.seconds == pytest.approx(0.75 + on_node, rel=1e-5)  # twice the core speed, one node's memory
+
+
+def _stored_study(results: Path) -> Path:
+    """A store holding one traced 2-rank app run, as a `kernel: app` study with `trace: true` leaves it; the spec
+    that names it."""
+    spec = results / "traced.yaml"
+    spec.write_text(f"study: traced\nkernel: app\napp:\n  command: [\"true\"]\n  launch: mpi\n  parser: lammps\n"
+                    f"configurations: [pure-mpi]\ncores: [2]\nrepeats: 1\ncores_per_node: 2\nresults: {results}\n")
+    _write(results / "traces" / "run-1")
+    profile = {"schema": "hybridperf.profile/1", "kernel": "app", "kernel_version": "test",
+               "build": {"compiler": "gcc", "flags": "", "mpi_library": "Open MPI v4.1.4", "mpi_standard": "3.1",
+                         "openmp_version": 0, "openmp_runtime": "libgomp", "git_revision": "unknown"},
+               "run": {"command": ["true"], "start_time": "2026-11-26T12:00:00Z", "hosts": ["here"], "ranks": 2,
+                       "threads_per_rank": 1, "ranks_per_node": 2, "nodes": 1, "environment": {}, "affinity": [],
+                       "mpi_thread_level": {"requested": "MPI_THREAD_SINGLE", "provided": "MPI_THREAD_SINGLE"}},
+               "params": {}, "status": "ok", "checks": {}, "regions": {},
+               "figures_of_merit": [{"name": "loop_time", "value": 1.4, "unit": "s", "better": "lower"}],
+               "rank_times": {"elapsed": [1.6, 1.6], "mpi": [0.1, 0.9]},
+               "trace": {"dir": "traces/run-1", "ranks": 2, "truncated": None}}
+    path = results / "profiles" / "run-1.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(profile))
+    study = {"study": "traced", "kernel": "app", "app": {"command": ["true"], "launch": "mpi", "parser": "lammps"},
+             "configurations": ["pure-mpi"], "cores": [2], "repeats": 1, "cores_per_node": 2, "results": str(results)}
+    with Store(results) as store:
+        store.save_study("traced", "app", study, str(spec), "now")
+        c = store.start_campaign("traced", study, 1, {}, "now")
+        store.add_run(RunRecord("run-1", "traced", "app", {}, ("pure-mpi",), 1, 2, 2, 1, "pure-mpi", False, 1, "ok", 0,
+                                1.4, "now", 1.7, "local", "mpirun", [], None, profile, path, c.number, 0))
+    return spec
+
+
+@needs_smpi
+def test_simulate_replays_a_traced_app_study_and_reports_it(tmp_path: Path):
+    spec = _stored_study(tmp_path)
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--ranks-per-node", "1"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "traced-on-merlin: 1 runs replayed, 0 not" in out.stdout
+    with Store(tmp_path) as store:
+        (run,) = store.runs("traced-on-merlin")
+    assert run["backend"] == "replay" and (run["nodes"], run["ranks_per_node"]) == (1, 2)  # the split it races as
+    merlin = cluster.load("merlin")
+    seconds = 1.5 + merlin.latency.value + MESSAGE / merlin.bandwidth.value
+    assert run["loop_time"] == pytest.approx(seconds, rel=1e-5)
+    assert run["profile"]["run"]["nodes"] == 2 and run["profile"]["simulated"]["replay_of"] == "run-1"
+    factors = pop.of_profile(run["profile"]).values
+    assert factors["mpi_serialization_efficiency"] * factors["mpi_transfer_efficiency"] == \
+        pytest.approx(factors["mpi_communication_efficiency"], rel=1e-5)  # POP: communication = serialization x transfer
+    page = (tmp_path / "report-merlin.html").read_text()
+    assert "<b>Replayed</b> on Merlin" in page and "MPI transfer" in page
+
+
+@needs_smpi
+def test_a_study_without_traces_is_refused_in_one_line(tmp_path: Path):
+    spec = _stored_study(tmp_path)
+    profile = tmp_path / "profiles" / "run-1.json"
+    profile.write_text(json.dumps({k: v for k, v in json.loads(profile.read_text()).items() if k != "trace"}))
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin"], capture_output=True, text=True)
+    assert out.returncode != 0 and "set `trace: true`" in out.stderr
+    assert not (tmp_path / "report-merlin.html").exists()
+    with Store(tmp_path) as store:
+        assert "traced-on-merlin" not in store.studies()
+    steps = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--steps", "3"],
+                           capture_output=True, text=True)
+    assert steps.returncode != 0 and "--steps" in steps.stderr

@@ -2,7 +2,7 @@
 beside the study's profiles (`outputs/<run>.out`), its figures and timing table read, the MPI library's counts
 taken in, and its profile written atomically. With `trace: true` the MPI library writes the run's traces into its
 own directory, `runs/<run>/trace/` beside the profiles, and the profile's `trace` names that folder relative to the
-run's directory (docs/apps.md#traces). A run that fails to start, crashes, times out, ignores its thread
+results directory (docs/apps.md#traces). A run that fails to start, crashes, times out, ignores its thread
 count or does not print a required figure is returned without a profile and with the reason, so the study
 stores it as failed and goes on."""
 
@@ -43,12 +43,9 @@ def run_directory(profile_path: Path) -> Path:
     return profile_path.parent.parent / "runs" / profile_path.stem
 
 
-TRACE = "trace"  # the traces' folder in the run's directory; the profile's trace.dir
-
-
 def trace_path(profile_path: Path) -> Path:
     """Where the MPI library writes the run's traces (trace: true): `runs/<run key>/trace/`."""
-    return run_directory(profile_path) / TRACE
+    return run_directory(profile_path) / "trace"
 
 
 def prepare(study: Study, plan: RunPlan, config: Configuration, profile_path: Path,
@@ -100,7 +97,8 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
     if app.trace and mpi is not None:
         if "trace" not in mpi:
             return _failed(outcome, f"the MPI library wrote no trace into {trace_path(profile_path)}")
-        mpi["trace"]["dir"] = TRACE  # relative to the run's directory, which moves with the results
+        # relative to the results directory (simulate.app_replay reads it so), which can move whole
+        mpi["trace"]["dir"] = str(trace_path(profile_path).relative_to(profile_path.parent.parent))
     if mpi is not None:
         ignored = ignored_threads((mpi.get("threads") or {}).get("busy"), plan.threads, "at MPI_Finalize")
     else:

@@ -124,6 +124,30 @@ def test_persistent_requests_are_traced_at_each_start(program, tmp_path):
         assert replay.replay(texts, cluster.load("merlin"), RANKS, tmp_path / "replay") > 0
 
 
+@pytest.mark.parametrize("binding", ["halo.f90", "halo_f08.f90"])
+def test_fortran_programs_are_traced_as_c_ones(program, tmp_path, binding):
+    """test_pmpi.py's Fortran halo exchange (mpif.h / `use mpi`, and mpi_f08): Sendrecvs, Irecv + Isend + Waitall,
+    Allreduces, an in-place Allgather and a Barrier; every call traced, the messages equal to the counts, and it
+    replays. Open MPI's Fortran routines are wrapped (fortran_p2p.c), MPICH's call its C ones."""
+    flavor, _ = program
+    if binding == "halo_f08.f90" and flavor == "mpich":
+        pytest.skip("MPICH's mpi_f08 binding is not supported (docs/pmpi.md)")
+    _, fc = require(flavor)
+    halo = compile_program(tmp_path / "halo", fc, binding)
+    folder = tmp_path / "trace"
+    doc = counted(flavor, [str(halo), "3", "100"], tmp_path, env={"HYBRIDPERF_MPI_TRACE": str(folder)})
+    assert doc is not None and doc["trace"]["untraced_calls"] == 0
+    sent = [messages(actions(folder, r)) for r in range(RANKS)]
+    p2p = doc["comm"]["p2p"]
+    assert (sum(c for c, _ in sent), sum(b for _, b in sent)) == (p2p["messages"], p2p["bytes"]) == (RANKS * 9,
+                                                                                                      RANKS * 9 * 800)
+    collectives = sum(w[0] in COLLECTIVES for r in range(RANKS) for w in actions(folder, r))
+    assert collectives == doc["comm"]["collective"]["calls"]
+    if shutil.which("smpirun"):
+        texts = [(folder / f"rank-{r}.txt").read_text() for r in range(RANKS)]
+        assert replay.replay(texts, cluster.load("merlin"), RANKS, tmp_path / "replay") > 0
+
+
 def test_tracing_does_not_change_the_counts(program, tmp_path):
     flavor, binary = program
     (tmp_path / "on").mkdir()

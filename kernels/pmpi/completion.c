@@ -80,7 +80,7 @@ static void completion(hp_call *c, int rc, int n, const MPI_Request *before, con
                        const int *which, int count, const MPI_Status *statuses, int all)
 {
     const int record = hp_leave(c, rc);
-    if (record && hp_trace_on && count > 0) hp_trace_completed(c, before, which, count, statuses, all);
+    if (record && hp_trace_on && count > 0) hp_trace_completed(c, before, which, 0, count, statuses, all);
     hp_completed(c, record, n, before, after, done);
 }
 

@@ -210,7 +210,7 @@ enum {
     HP_UNTRACED_COMMUNICATOR, /* a collective on a communicator that is not the world's group in its order */
     HP_UNTRACED_PROC_NULL,    /* a peer MPI_PROC_NULL */
     HP_UNTRACED_ONE_SIDED,    /* one-sided communication: SimGrid's replay has no action for it */
-    HP_UNTRACED_ROUTINE,      /* a routine without an action: probes, Alltoallw, Open MPI's Fortran binding */
+    HP_UNTRACED_ROUTINE,      /* a routine without an action: probes, Alltoallw, some of Open MPI's Fortran binding */
     HP_UNTRACED_REASONS
 };
 
@@ -263,10 +263,11 @@ hp_traced hp_trace_persistent(hp_call *c, int sends, int peer, int tag, int coun
 void hp_trace_starts(hp_call *c, int n, const MPI_Request *reqs);
 int hp_trace_sendrecv(hp_call *c, long long sbytes, int dest, long long rbytes, int src, MPI_Comm comm,
                       const MPI_Status *st);
-/* The requests a wait or test completed: before[which[k]] (which NULL: before[k]) with status statuses[k]
- * (NULL: none); `all`: a Waitall, written as SimGrid's waitall when it completes every outstanding request. */
-void hp_trace_completed(hp_call *c, const MPI_Request *before, const int *which, int count, const MPI_Status *statuses,
-                        int all);
+/* The requests a wait or test completed: before[which[k] - base] (which NULL: before[k]) with status
+ * statuses[k] (NULL: none); `all`: a Waitall, written as SimGrid's waitall when it completes every
+ * outstanding request. `base`: 0 for C's indices, 1 for Fortran's. */
+void hp_trace_completed(hp_call *c, const MPI_Request *before, const int *which, int base, int count,
+                        const MPI_Status *statuses, int all);
 int hp_trace_barrier(hp_call *c, MPI_Comm comm);
 int hp_trace_bcast(hp_call *c, long long bytes, int root, MPI_Comm comm);
 /* reduce (root >= 0) and allreduce (root -1); scan and exscan by `action` */

@@ -186,23 +186,23 @@ static hp_traced completed(const hp_request *r, const MPI_Status *st)
 }
 
 /* The traced request a wait or test completed, as its k-th: NULL when it is not one of the trace's. */
-static hp_request *traced_at(hp_requests *m, const MPI_Request *before, const int *which, int k)
+static hp_request *traced_at(hp_requests *m, const MPI_Request *before, const int *which, int base, int k)
 {
-    hp_request *r = hp_requests_get(m, before[which ? which[k] : k]);
+    hp_request *r = hp_requests_get(m, before[which ? which[k] - base : k]);
     return r && r->traced.written ? r : NULL;
 }
 
-void hp_trace_completed(hp_call *c, const MPI_Request *before, const int *which, int count, const MPI_Status *statuses,
-                        int all)
+void hp_trace_completed(hp_call *c, const MPI_Request *before, const int *which, int base, int count,
+                        const MPI_Status *statuses, int all)
 {
     if (!hp_trace_mine(c)) return;
     hp_requests *m = &c->self->requests;
     long long n = 0;
-    for (int k = 0; k < count; k++) n += traced_at(m, before, which, k) != NULL;
+    for (int k = 0; k < count; k++) n += traced_at(m, before, which, base, k) != NULL;
     if (!n) return; /* nothing of the trace's: the call's time stays in the next compute burst */
     const int one_waitall = all && n == hp_trace_outstanding(0);
     for (int k = 0; k < count; k++) {
-        hp_request *r = traced_at(m, before, which, k);
+        hp_request *r = traced_at(m, before, which, base, k);
         if (!r) continue;
         hp_traced t = completed(r, statuses ? &statuses[k] : NULL);
         if (!one_waitall) hp_trace_action(c, "wait %d %d %d", t.src, t.dst, t.tag);

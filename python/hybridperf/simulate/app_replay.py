@@ -43,7 +43,7 @@ def trace_files(results: Path, profile: dict[str, Any]) -> list[Path]:
     if not trace:
         raise NotReplayable("the run has no traces: set `trace: true` in the study's app block and run it again")
     if trace.get("truncated"):
-        raise NotReplayable(f"its traces were cut at the size limit ({trace['truncated']}): raise "
+        raise NotReplayable(f"its traces were cut at the size limit ({trace.get('summary', 'truncated')}): raise "
                             "HYBRIDPERF_MPI_TRACE_LIMIT or shorten the run")
     folder = Path(trace["dir"])
     folder = folder if folder.is_absolute() else results / folder

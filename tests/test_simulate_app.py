@@ -122,7 +122,7 @@ def test_simulate_replays_a_traced_app_study_and_reports_it(tmp_path: Path):
     assert factors["mpi_serialization_efficiency"] * factors["mpi_transfer_efficiency"] == \
         pytest.approx(factors["mpi_communication_efficiency"], rel=1e-5)  # POP: communication = serialization x transfer
     page = (tmp_path / "report-merlin.html").read_text()
-    assert "<b>Replayed</b> on Merlin" in page and "MPI transfer" in page
+    assert "<b>Replayed</b> on Merlin" in page and "MPI transfer" in page and "replays of traces" in page
 
 
 @needs_smpi

@@ -171,9 +171,14 @@ def test_a_real_study_reports_its_factors_and_explains_its_leader(tmp_path):
     section = json.loads(out.stdout)["sections"][0]
     points = {p["configuration"]: p for p in section["pop"]}
     assert set(points) == {"pure-mpi", "hybrid-1"} and all(p["cores"] == 2 for p in points.values())
-    for name in ("mpi_parallel_efficiency", "mpi_communication_efficiency", "mpi_load_balance", "global_efficiency"):
+    for name in ("mpi_parallel_efficiency", "mpi_communication_efficiency", "mpi_load_balance"):
         for p in points.values():
             assert 0 < p["factors"][name]["median"] <= 1 and p["factors"][name]["runs"] == 2
+    # global efficiency is measured against the reference point's median (docs/pop.md): at 2 cores both points are
+    # the reference's scale, so a run faster than that median passes 1 by the runs' noise (1.09 seen on a loaded
+    # machine); half or twice would be a wrong reference or a wrong time
+    for p in points.values():
+        assert 0.5 < p["factors"]["global_efficiency"]["median"] < 1.5 and p["factors"]["global_efficiency"]["runs"] == 2
     assert points["pure-mpi"]["factors"]["openmp_parallel_efficiency"]["median"] == 1.0  # one thread per rank
     assert points["hybrid-1"]["factors"]["openmp_parallel_efficiency"] is None  # the kernel times no thread
     assert "busy time" in points["hybrid-1"]["unavailable"]["openmp_parallel_efficiency"]

@@ -22,12 +22,11 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import tempfile
 from pathlib import Path
 
 import common
-from hybridperf.analysis.verdicts import Band, judge_samples, judge_value
+from hybridperf.analysis.verdicts import Band
 from hybridperf.launch import kernels
 from hybridperf.launch.lines import Configuration, build_launch
 from hybridperf.launch.machine import local_machine
@@ -52,20 +51,9 @@ def loop_seconds(binary: Path, cores: int, work: Path, extra: list[str]) -> tupl
 
 
 def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
-    plain, timed = common.pooled(runs, "without"), common.pooled(runs, "with")
-    if not plain or not timed:
-        return []
-    ratios = [w / p for w, p in zip(timed, plain)]
-    rows = [common.Row(f"md {RANKS}x{THREADS}, {4 * SIZE**3:,} atoms, {STEPS} steps: loop time with thread times / "
-                       "without (per round)", f"{statistics.median(timed):.4f} s", f"{statistics.median(plain):.4f} s",
-                       judge_samples(ratios, bands["overhead"]))]
-    counted = common.pooled(runs, "instructions")
-    if counted:
-        c = counted[-1]
-        rows.append(common.Row("md 1x1, 4,000 atoms, 100 steps: instructions with thread times / without (callgrind)",
-                               f"{c['with']:,}", f"{c['without']:,}",
-                               judge_value(c["with"] / c["without"], bands["instructions"])))
-    return rows
+    return common.overhead_rows(
+        runs, bands, f"md {RANKS}x{THREADS}, {4 * SIZE**3:,} atoms, {STEPS} steps: loop time with thread times / "
+        "without (per round)", "md 1x1, 4,000 atoms, 100 steps: instructions with thread times / without (callgrind)")
 
 
 def main() -> None:

@@ -17,8 +17,11 @@ void hp_omp_idle_free(hp_omp_idle *o)
 
 void hp_omp_idle_end(hp_omp_idle *o)
 {
-    if (!o->enabled) return;
-    const double seconds = hp_now() - o->started;
+    if (o->enabled) hp_omp_idle_add(o, hp_now() - o->started);
+}
+
+void hp_omp_idle_add(hp_omp_idle *o, double seconds)
+{
     double sum = 0.0, slowest = 0.0;
     for (int k = 0; k < o->team; k++) {
         sum += o->slot[k].busy;

@@ -62,7 +62,11 @@ static inline void hp_omp_idle_done(hp_omp_idle *o)
     if (me == 0) o->team = omp_get_num_threads();
 }
 
+/* Master, after the join: adds this execution (hp_omp_idle_add of the region's seconds since begin). */
 void hp_omp_idle_end(hp_omp_idle *o);
+/* One execution of `seconds`, its team's busy seconds in the slots: regions += seconds, imbalance += max - mean,
+ * scheduling += seconds - max (each at least 0). Pure arithmetic, for hp_omp_idle_end and the tests. */
+void hp_omp_idle_add(hp_omp_idle *o, double seconds);
 
 /* Collective: every rank's (regions, load_imbalance, scheduling, unsplit executions = 0) on rank 0 of comm, in
  * out[4 * rank + k] (NULL elsewhere; the caller frees it). */

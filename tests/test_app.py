@@ -55,6 +55,9 @@ def study(path: Path, *extra: str) -> subprocess.CompletedProcess:
     ("  command: [lmp]\n  parser: lammps\n  figures:\n    wall: 'wall (?P<value>\\S+)'\n  loop_time: wall",
      "a figure is named loop_time, so it is the run's time"),
     ("  command: [lmp]\n  parser: lammps\n  env:\n    LIB: '/opt/{lib'", "bad placeholder"),
+    ("  command: [lmp]\n  parser: lammps\n  trace: 1", "trace must be true or false"),
+    ("  command: [lmp]\n  launch: self\n  parser: lammps\n  trace: true", "trace: true needs launch: mpi"),
+    ("  command: [lmp]\n  parser: lammps\n  profile_mpi: false\n  trace: true", "trace: true needs profile_mpi: true"),
 ])
 def test_bad_app_blocks_name_their_line(tmp_path, app, message):
     with pytest.raises(spec.SpecError) as err:
@@ -173,15 +176,7 @@ def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, mes
 def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     """profile_mpi (the default for launch: mpi): libhybridperf-mpi.so counts LAMMPS's MPI by class; the runs
     export to CSV with the same comm.<class>.<field> columns as kernel runs."""
-    counting_library_for_lmp()
-    results = tmp_path / "res"
-    path = tmp_path / "lj.yaml"
-    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", "  launch: mpi"), cores="[2]"))
-    out = study(path, "--no-report")
-    assert out.returncode == 0, out.stderr
-    (run,) = runs(results)
-    assert run["status"] == "ok", run["stderr"]
-    profile = json.loads((results / run["profile_path"]).read_text())
+    results, _, profile = counted_lammps_run(tmp_path, "  launch: mpi")
     p2p = profile["comm"]["p2p"]
     assert p2p["messages"] > 0 and p2p["bytes"] > 0 and profile["comm"]["collective"]["calls"] > 0
     assert profile["app"]["counting"] == "init-to-finalize"
@@ -195,6 +190,43 @@ def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     assert exported.returncode == 0, exported.stderr
     header = csv.read_text().splitlines()[0].split(",")
     assert {"comm.p2p.messages", "comm.p2p.bytes", "comm.collective.calls"} <= set(header)
+
+
+@needs_lammps
+def test_a_traced_lammps_run_writes_its_traces_in_its_directory(tmp_path):
+    """trace: true: each run's traces go to runs/<run key>/trace/ beside the profiles -- a whole SimGrid trace per
+    rank and one Perfetto file -- and its profile's trace names that folder relative to the results directory; the
+    traces hold the messages the library counted, and `hybridperf simulate` replays the study from them."""
+    results, run, profile = counted_lammps_run(tmp_path, "  trace: true")
+    summary = profile["trace"]
+    assert summary["dir"] == f"runs/{run['run_key']}/trace" and summary["truncated"] is False
+    folder = results / summary["dir"]
+    assert sorted(p.name for p in folder.iterdir()) == ["rank-0.txt", "rank-1.txt", "summary.json", "trace.json"]
+    texts = [(folder / f"rank-{r}.txt").read_text() for r in range(2)]
+    lines = [[line.split()[1:] for line in text.splitlines()] for text in texts]
+    assert all(t[0] == ["init"] and t[-1] == ["finalize"] for t in lines)
+    sent = sum(1 for t in lines for w in t if w[0] in ("send", "isend", "sendRecv"))
+    assert sent == profile["comm"]["p2p"]["messages"] - summary["untraced"]["proc_null"]
+    json.loads((folder / "trace.json").read_text())
+    if shutil.which("smpirun"):  # what `hybridperf simulate` of the study reads (simulate/app_replay)
+        out = subprocess.run([*HYBRIDPERF, "simulate", str(tmp_path / "lj.yaml"), "--cluster", "merlin"],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "lj-on-merlin: 1 runs replayed, 0 not" in out.stdout
+
+
+def counted_lammps_run(tmp_path: Path, line: str) -> tuple[Path, dict, dict]:
+    """A study of one LAMMPS run at 2 ranks with the counting library, `line` added to its app: block: the results
+    directory, the run's stored row and its profile."""
+    counting_library_for_lmp()
+    results = tmp_path / "res"
+    path = tmp_path / "lj.yaml"
+    path.write_text(app_spec(results, LAMMPS.replace("  profile_mpi: false", line), cores="[2]"))
+    out = study(path, "--no-report")
+    assert out.returncode == 0, out.stderr
+    (run,) = runs(results)
+    assert run["status"] == "ok", run["stderr"]
+    return results, run, json.loads((results / run["profile_path"]).read_text())
 
 
 def counting_library_for_lmp() -> None:

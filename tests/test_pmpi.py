@@ -67,6 +67,21 @@ def built(request, tmp_path_factory) -> dict[str, Any]:
     return programs
 
 
+def libomp_program(flavor: str, work: Path) -> Path:
+    """tests/pmpi/regions.c linked with LLVM's libomp (GCC's code runs on it through its GOMP_ entry points);
+    skips when libomp is not installed."""
+    if LIBOMP is None:
+        pytest.skip("LLVM's libomp is not installed (apt-get install libomp-dev)")
+    cc = COMPILERS[flavor][0]
+    obj = work / "regions.o"
+    compile_program(obj, cc, "regions.c", "-fopenmp", "-c")
+    binary = work / "regions-libomp"
+    link = subprocess.run([cc, str(obj), "-o", str(binary), f"-L{LIBOMP.parent}", "-l:libomp.so.5",
+                           f"-Wl,-rpath,{LIBOMP.parent}"], capture_output=True, text=True)
+    assert link.returncode == 0, link.stderr
+    return binary
+
+
 def counted(flavor: str, argv: list[str], work: Path, threads: int = 1, env: dict[str, str] | None = None,
             profile_path: Path | None = None) -> dict[str, Any] | None:
     """Runs argv on RANKS ranks with the library preloaded; its profile (None when it wrote none)."""
@@ -224,15 +239,7 @@ def test_openmp_regions_are_unavailable_with_libgomp(built, tmp_path):
 def test_openmp_regions_through_ompt_with_libomp(built, tmp_path):
     """The same program linked with LLVM's libomp (GCC's code runs on it through its GOMP_ entry points): region A
     5 times, region B once, 2 threads each, named the same on both ranks."""
-    if LIBOMP is None:
-        pytest.skip("LLVM's libomp is not installed (apt-get install libomp-dev)")
-    cc = COMPILERS[built["flavor"]][0]
-    obj = tmp_path / "regions.o"
-    compile_program(obj, cc, "regions.c", "-fopenmp", "-c")
-    binary = tmp_path / "regions-libomp"
-    link = subprocess.run([cc, str(obj), "-o", str(binary), f"-L{LIBOMP.parent}", "-l:libomp.so.5",
-                           f"-Wl,-rpath,{LIBOMP.parent}"], capture_output=True, text=True)
-    assert link.returncode == 0, link.stderr
+    binary = libomp_program(built["flavor"], tmp_path)
     doc = counted(built["flavor"], [str(binary), "5"], tmp_path, threads=2)
     assert doc["openmp_tool"] == "ompt"
     regions = sorted(doc["regions"].values(), key=lambda r: -r["calls"])

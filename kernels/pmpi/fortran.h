@@ -20,9 +20,8 @@
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran count arrays are read as C int arrays");
 
 #define HP_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target)));
-#define HP_FORTRAN_NAMES(lower, UPPER)                                                                     \
-    HP_ALIAS(lower, lower##_) HP_ALIAS(lower##__, lower##_) HP_ALIAS(lower##_f08_, lower##_)               \
-        HP_ALIAS(UPPER, lower##_)
+#define HP_FORTRAN_NAMES(lower, UPPER)                                                                                 \
+    HP_ALIAS(lower, lower##_) HP_ALIAS(lower##__, lower##_) HP_ALIAS(lower##_f08_, lower##_) HP_ALIAS(UPPER, lower##_)
 
 /* A Fortran routine's return code: its ierror, when the caller passed one. */
 static inline int hp_f_rc(const MPI_Fint *ierr) { return ierr ? *ierr : MPI_SUCCESS; }
@@ -33,6 +32,22 @@ static inline MPI_Request hp_f_request(const MPI_Fint *r) { return PMPI_Request_
 /* Fortran's MPI_IN_PLACE: the address of this common block, in every Open MPI Fortran binding. */
 extern int mpi_fortran_in_place_;
 static inline int hp_f_in_place(const void *buf) { return buf == (const void *)&mpi_fortran_in_place_; }
+
+/* Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE: common blocks too. A Fortran status is
+ * sizeof(MPI_Status) / sizeof(MPI_Fint) INTEGERs in Open MPI (mpif-config.h's MPI_STATUS_SIZE, 6). */
+extern int mpi_fortran_status_ignore_, mpi_fortran_statuses_ignore_;
+enum { HP_F_STATUS = sizeof(MPI_Status) / sizeof(MPI_Fint) };
+static inline int hp_f_status_ignored(const MPI_Fint *s) { return s == (const MPI_Fint *)&mpi_fortran_status_ignore_; }
+/* The status a Fortran receive is given: `own` when the program ignores it and the trace needs the source. */
+static inline MPI_Fint *hp_f_status_for(MPI_Fint *given, MPI_Fint *own)
+{
+    return hp_trace_on && hp_f_status_ignored(given) ? own : given;
+}
+/* A Fortran status in C (the trace reads its source and tag); NULL for an ignored one. */
+static inline const MPI_Status *hp_f_status(const MPI_Fint *f, MPI_Status *c)
+{
+    return hp_f_status_ignored(f) || PMPI_Status_f2c(f, c) != MPI_SUCCESS ? NULL : c;
+}
 
 /* The C handles of n Fortran requests. */
 void hp_f_requests(const MPI_Fint *f, int n, MPI_Request *c);
@@ -49,8 +64,8 @@ void pmpi_ssend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr
 void pmpi_bsend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);
 void pmpi_rsend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);
 void pmpi_recv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr);
-void pmpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype, F *src,
-                    F *rtag, F *comm, F *status, F *ierr);
+void pmpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype, F *src, F *rtag,
+                    F *comm, F *status, F *ierr);
 void pmpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag, F *comm, F *status,
                             F *ierr);
 void pmpi_probe_(F *src, F *tag, F *comm, F *status, F *ierr);
@@ -89,18 +104,16 @@ void pmpi_iscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *r
 void pmpi_exscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr);
 void pmpi_iexscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr);
 void pmpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
-void pmpi_igather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
-                   F *ierr);
+void pmpi_igather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr);
 void pmpi_gatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
                    F *ierr);
 void pmpi_igatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
                     F *req, F *ierr);
 void pmpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr);
 void pmpi_iallgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr);
-void pmpi_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
-                      F *ierr);
-void pmpi_iallgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
-                       F *req, F *ierr);
+void pmpi_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *ierr);
+void pmpi_iallgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *req,
+                       F *ierr);
 void pmpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
 void pmpi_iscatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
                     F *ierr);

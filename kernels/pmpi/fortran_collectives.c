@@ -5,159 +5,187 @@
 
 #include "fortran.h"
 
-void mpi_barrier_(F *comm, F *ierr) { HP_COUNTED(HP_BARRIER, 0, 0, (pmpi_barrier_(comm, ierr), hp_f_rc(ierr))); }
+void mpi_barrier_(F *comm, F *ierr)
+{
+    HP_TRACED(HP_BARRIER, 0, 0, (pmpi_barrier_(comm, ierr), hp_f_rc(ierr)), hp_trace_barrier(&c_, hp_f_comm(comm)));
+}
 HP_FORTRAN_NAMES(mpi_barrier, MPI_BARRIER)
 
 void mpi_ibarrier_(F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_BARRIER, 0, 0, hp_f_request(req), (pmpi_ibarrier_(comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(HP_BARRIER, 0, 0, hp_f_request(req), (pmpi_ibarrier_(comm, req, ierr), hp_f_rc(ierr)),
+                      hp_trace_posted(hp_trace_barrier(&c_, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ibarrier, MPI_IBARRIER)
 
 void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
-               (pmpi_bcast_(buf, count, type, root, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
+              (pmpi_bcast_(buf, count, type, root, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_bcast(&c_, hp_bytes(*count, hp_f_type(type)), *root, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_bcast, MPI_BCAST)
 
 void mpi_ibcast_(void *buf, F *count, F *type, F *root, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
-               (pmpi_ibcast_(buf, count, type, root, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
+                      (pmpi_ibcast_(buf, count, type, root, comm, req, ierr), hp_f_rc(ierr)),
+                      hp_trace_posted(hp_trace_bcast(&c_, hp_bytes(*count, hp_f_type(type)), *root, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ibcast, MPI_IBCAST)
 
 void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
-               (pmpi_reduce_(sbuf, rbuf, count, type, op, root, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
+              (pmpi_reduce_(sbuf, rbuf, count, type, op, root, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_reduce(&c_, "reduce", hp_bytes(*count, hp_f_type(type)), *root, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_reduce, MPI_REDUCE)
 
 void mpi_ireduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
-               (pmpi_ireduce_(sbuf, rbuf, count, type, op, root, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
+        (pmpi_ireduce_(sbuf, rbuf, count, type, op, root, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_reduce(&c_, "reduce", hp_bytes(*count, hp_f_type(type)), *root, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ireduce, MPI_IREDUCE)
 
 void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
-               (pmpi_allreduce_(sbuf, rbuf, count, type, op, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
+              (pmpi_allreduce_(sbuf, rbuf, count, type, op, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_reduce(&c_, "allreduce", hp_bytes(*count, hp_f_type(type)), -1, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE)
 
 void mpi_iallreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
-               (pmpi_iallreduce_(sbuf, rbuf, count, type, op, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
+        (pmpi_iallreduce_(sbuf, rbuf, count, type, op, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_reduce(&c_, "allreduce", hp_bytes(*count, hp_f_type(type)), -1, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iallreduce, MPI_IALLREDUCE)
 
 void mpi_scan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
-               (pmpi_scan_(sbuf, rbuf, count, type, op, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
+              (pmpi_scan_(sbuf, rbuf, count, type, op, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_reduce(&c_, "scan", hp_bytes(*count, hp_f_type(type)), -1, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_scan, MPI_SCAN)
 
 void mpi_iscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
-               (pmpi_iscan_(sbuf, rbuf, count, type, op, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
+        (pmpi_iscan_(sbuf, rbuf, count, type, op, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_reduce(&c_, "scan", hp_bytes(*count, hp_f_type(type)), -1, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iscan, MPI_ISCAN)
 
 void mpi_exscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
-               (pmpi_exscan_(sbuf, rbuf, count, type, op, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)),
+              (pmpi_exscan_(sbuf, rbuf, count, type, op, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_reduce(&c_, "exscan", hp_bytes(*count, hp_f_type(type)), -1, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_exscan, MPI_EXSCAN)
 
 void mpi_iexscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
-               (pmpi_iexscan_(sbuf, rbuf, count, type, op, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes(*count, hp_f_type(type)), hp_f_request(req),
+        (pmpi_iexscan_(sbuf, rbuf, count, type, op, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_reduce(&c_, "exscan", hp_bytes(*count, hp_f_type(type)), -1, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iexscan, MPI_IEXSCAN)
 
 void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1,
-               hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
-               (pmpi_gather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+        (pmpi_gather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr), hp_f_rc(ierr)),
+        hp_trace_gather(&c_, "gather",
+                        hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+                        hp_bytes(*rcount, hp_f_type(rtype)), *root, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_gather, MPI_GATHER)
 
-void mpi_igather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
-                  F *ierr)
+void mpi_igather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1,
-               hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
-               hp_f_request(req),
-               (pmpi_igather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+        hp_f_request(req),
+        (pmpi_igather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_gather(
+            &c_, "gather", hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+            hp_bytes(*rcount, hp_f_type(rtype)), *root, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_igather, MPI_IGATHER)
 
 void mpi_gatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
                   F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1,
-               hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype),
-                                hp_f_comm(comm)),
-               (pmpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr), hp_f_rc(ierr)));
+    HP_COUNTED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
+        (pmpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_gatherv, MPI_GATHERV)
 
 void mpi_igatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
                    F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1,
-               hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype),
-                                hp_f_comm(comm)),
-               hp_f_request(req),
-               (pmpi_igatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req, ierr),
-                hp_f_rc(ierr)));
+    HP_STARTED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
+        hp_f_request(req),
+        (pmpi_igatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_igatherv, MPI_IGATHERV)
 
 void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1,
-               hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
-               (pmpi_allgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+        (pmpi_allgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr), hp_f_rc(ierr)),
+        hp_trace_gather(&c_, "allgather",
+                        hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+                        hp_bytes(*rcount, hp_f_type(rtype)), -1, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER)
 
 void mpi_iallgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1,
-               hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
-               hp_f_request(req),
-               (pmpi_iallgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+        hp_f_request(req), (pmpi_iallgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(
+            hp_trace_gather(&c_, "allgather",
+                            hp_bytes_gather(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype)),
+                            hp_bytes(*rcount, hp_f_type(rtype)), -1, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iallgather, MPI_IALLGATHER)
 
 void mpi_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1,
-               hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype),
-                                hp_f_comm(comm)),
-               (pmpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr), hp_f_rc(ierr)));
+    HP_COUNTED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
+        (pmpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV)
 
 void mpi_iallgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *req,
                       F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1,
-               hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype),
-                                hp_f_comm(comm)),
-               hp_f_request(req),
-               (pmpi_iallgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
+        hp_f_request(req),
+        (pmpi_iallgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_iallgatherv, MPI_IALLGATHERV)
 
@@ -168,11 +196,9 @@ void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rty
 }
 HP_FORTRAN_NAMES(mpi_scatter, MPI_SCATTER)
 
-void mpi_iscatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
-                   F *ierr)
+void mpi_iscatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_scatter(*root, *scount, hp_f_type(stype), hp_f_comm(comm)),
-               hp_f_request(req),
+    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_scatter(*root, *scount, hp_f_type(stype), hp_f_comm(comm)), hp_f_request(req),
                (pmpi_iscatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_iscatter, MPI_ISCATTER)
@@ -188,58 +214,62 @@ HP_FORTRAN_NAMES(mpi_scatterv, MPI_SCATTERV)
 void mpi_iscatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
                     F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_scatterv(*root, scounts, hp_f_type(stype), hp_f_comm(comm)),
-               hp_f_request(req),
-               (pmpi_iscatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req, ierr),
-                hp_f_rc(ierr)));
+    HP_STARTED(
+        HP_COLLECTIVE, 1, hp_bytes_scatterv(*root, scounts, hp_f_type(stype), hp_f_comm(comm)), hp_f_request(req),
+        (pmpi_iscatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_iscatterv, MPI_ISCATTERV)
 
 void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1,
-               hp_bytes_alltoall(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype),
-                                 hp_f_comm(comm)),
-               (pmpi_alltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_alltoall(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype), hp_f_comm(comm)),
+        (pmpi_alltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr), hp_f_rc(ierr)),
+        hp_trace_gather(&c_, "alltoall",
+                        hp_f_in_place(sbuf) ? hp_bytes(*rcount, hp_f_type(rtype)) : hp_bytes(*scount, hp_f_type(stype)),
+                        hp_bytes(*rcount, hp_f_type(rtype)), -1, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_alltoall, MPI_ALLTOALL)
 
 void mpi_ialltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1,
-               hp_bytes_alltoall(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype),
-                                 hp_f_comm(comm)),
-               hp_f_request(req),
-               (pmpi_ialltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_alltoall(hp_f_in_place(sbuf), *scount, hp_f_type(stype), *rcount, hp_f_type(rtype), hp_f_comm(comm)),
+        hp_f_request(req), (pmpi_ialltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_gather(&c_, "alltoall",
+                                        hp_f_in_place(sbuf) ? hp_bytes(*rcount, hp_f_type(rtype))
+                                                            : hp_bytes(*scount, hp_f_type(stype)),
+                                        hp_bytes(*rcount, hp_f_type(rtype)), -1, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ialltoall, MPI_IALLTOALL)
 
-void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype,
-                    F *comm, F *ierr)
+void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm,
+                    F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1,
-               hp_bytes_alltoallv(hp_f_in_place(sbuf), scounts, hp_f_type(stype), rcounts, hp_f_type(rtype),
-                                  hp_f_comm(comm)),
-               (pmpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr),
-                hp_f_rc(ierr)));
+    HP_COUNTED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_alltoallv(hp_f_in_place(sbuf), scounts, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
+        (pmpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV)
 
 void mpi_ialltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype,
                      F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1,
-               hp_bytes_alltoallv(hp_f_in_place(sbuf), scounts, hp_f_type(stype), rcounts, hp_f_type(rtype),
-                                  hp_f_comm(comm)),
-               hp_f_request(req),
-               (pmpi_ialltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req, ierr),
-                hp_f_rc(ierr)));
+    HP_STARTED(
+        HP_COLLECTIVE, 1,
+        hp_bytes_alltoallv(hp_f_in_place(sbuf), scounts, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
+        hp_f_request(req),
+        (pmpi_ialltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req, ierr),
+         hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_ialltoallv, MPI_IALLTOALLV)
 
 /* MPI_Alltoallw's datatypes come one per peer: converted to C handles for contribution.c. */
-static long long alltoallw_bytes(const void *sbuf, const F *scounts, const F *stypes, const F *rcounts,
-                                 const F *rtypes, const F *comm)
+static long long alltoallw_bytes(const void *sbuf, const F *scounts, const F *stypes, const F *rcounts, const F *rtypes,
+                                 const F *comm)
 {
     MPI_Comm c = hp_f_comm(comm);
     int n = hp_peers(c);
@@ -257,9 +287,9 @@ static long long alltoallw_bytes(const void *sbuf, const F *scounts, const F *st
 void mpi_alltoallw_(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts, F *rdispls, F *rtypes,
                     F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, alltoallw_bytes(sbuf, scounts, stypes, rcounts, rtypes, comm),
-               (pmpi_alltoallw_(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr),
-                hp_f_rc(ierr)));
+    HP_COUNTED(
+        HP_COLLECTIVE, 1, alltoallw_bytes(sbuf, scounts, stypes, rcounts, rtypes, comm),
+        (pmpi_alltoallw_(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_alltoallw, MPI_ALLTOALLW)
 
@@ -281,8 +311,7 @@ HP_FORTRAN_NAMES(mpi_reduce_scatter, MPI_REDUCE_SCATTER)
 
 void mpi_ireduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter(rcounts, hp_f_type(type), hp_f_comm(comm)),
-               hp_f_request(req),
+    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter(rcounts, hp_f_type(type), hp_f_comm(comm)), hp_f_request(req),
                (pmpi_ireduce_scatter_(sbuf, rbuf, rcounts, type, op, comm, req, ierr), hp_f_rc(ierr)));
 }
 HP_FORTRAN_NAMES(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER)

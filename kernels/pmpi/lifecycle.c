@@ -18,6 +18,7 @@ void hp_started(int requested)
     requested_level = requested;
     const char *mode = getenv("HYBRIDPERF_MPI_PCONTROL");
     pcontrol_mode = mode && strcmp(mode, "1") == 0;
+    hp_trace_start();
     hp_switch(!pcontrol_mode);
 }
 
@@ -31,6 +32,7 @@ void hp_finishing(void)
     if (!started) return; /* an MPI_Init this library did not see: nothing was counted */
     started = 0;
     hp_switch(0);
+    hp_trace_finish();
     int provided;
     PMPI_Query_thread(&provided);
     hp_profile_write(requested_level, provided, pcontrol_mode);

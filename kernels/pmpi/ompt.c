@@ -45,6 +45,8 @@ enum {
     ompt_callback_sync_region_wait = 16
 };
 enum { ompt_set_error = 0, ompt_set_never = 1 };
+enum { ompt_scope_begin = 1, ompt_scope_end = 2 };
+enum { ompt_task_initial = 0x1 };
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
 
@@ -107,10 +109,32 @@ static void parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, co
     if (!(parallel->value & 1)) hp_ompt_idle_end(parallel->ptr, now);
 }
 
+/* With a trace, each thread's part of each region is one trace event (trace_perfetto.c): from its implicit
+ * task's begin to its last arrival at a barrier of the region -- libomp reports a worker's end of task only
+ * when it is woken for the next region, too late to serve. The event is written when the thread begins its
+ * next region, or when the events are closed; the initial task, which is the whole program, is none. */
+static void trace_task(int endpoint, unsigned int index, int flags)
+{
+    if (endpoint != ompt_scope_begin || (flags & ompt_task_initial)) return;
+    hp_thread *t = hp_pmpi_self;
+    if (t) hp_trace_region(t);
+    if (!hp_trace_on) return;
+    if (!t) t = hp_self();
+    t->region_start = t->region_end = hp_now();
+    t->region_thread = index;
+}
+
+static void trace_arrival(int endpoint, const ompt_data_t *parallel)
+{
+    hp_thread *t = hp_pmpi_self;
+    if (endpoint == ompt_scope_begin && parallel && t && t->region_start > 0.0) t->region_end = hp_now();
+}
+
 static void implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned int team_size,
                           unsigned int index, int flags)
 {
     (void)task;
+    trace_task(endpoint, index, flags);
     const int split = parallel && parallel->value && !(parallel->value & 1);
     hp_ompt_idle_task(endpoint, split ? parallel->ptr : NULL, team_size, index, flags);
 }
@@ -118,6 +142,7 @@ static void implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task
 static void sync_region_wait(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *code)
 {
     (void)kind, (void)task, (void)code;
+    trace_arrival(endpoint, parallel);
     hp_ompt_idle_wait(endpoint, parallel != NULL);
 }
 

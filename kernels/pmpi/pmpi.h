@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "hp_counts.h"
+#include "hp_json.h"
 #include "hp_stats.h"
 #include "hp_timer.h"
 
@@ -27,11 +28,24 @@
  * keeps exactly the shape of the kernels' profiles (docs/profile-schema.md). */
 enum { HP_ONE_SIDED = HP_NCLASSES, HP_PMPI_CLASSES };
 
+/* What the trace needs of a request to write the `wait` that completes it (trace_actions.c): SimGrid names a
+ * request by its sender, receiver (world ranks) and tag. */
+typedef struct {
+    int src, dst, tag;
+    unsigned char written;    /* its isend or irecv is in the trace, not yet waited for */
+    unsigned char blanks;     /* an irecv from MPI_ANY_SOURCE or MPI_ANY_TAG: its source and tag are blanks at `at` */
+    unsigned char persistent; /* a persistent request: each start writes its isend (sends) or irecv of `bytes` */
+    long long bytes;
+    size_t at;
+    MPI_Comm comm; /* where a matched source is a rank (read only when blanks) */
+} hp_traced;
+
 /* What a request is, kept from its creation to its completion (requests.c). */
 typedef struct {
     unsigned char cls;   /* HP_P2P .. HP_ONE_SIDED: the class its Wait or Test is counted in */
     unsigned char sends; /* a persistent send: every MPI_Start sends one message of `bytes` */
     long long bytes;
+    hp_traced traced;
 } hp_request;
 
 typedef struct {
@@ -53,9 +67,12 @@ typedef struct hp_thread {
     hp_requests requests;
     hp_region_count *regions;
     int nregions, region_capacity;
-    int depth; /* MPI calls in progress on this thread */
-    double omp_idle[3];     /* regions it opened: seconds in them, load imbalance, scheduling (ompt_idle.c) */
+    int depth;             /* MPI calls in progress on this thread */
+    int id;                /* 0, 1, ... in the order the threads made their first call: the trace's thread id */
+    double omp_idle[3];    /* regions it opened: seconds in them, load imbalance, scheduling (ompt_idle.c) */
     long long omp_unknown; /* regions it opened whose threads' busy time is not known */
+    double region_start, region_end; /* its part of a region not yet in the trace events (ompt.c); 0: none */
+    unsigned int region_thread;      /* its number in that region's team */
     struct hp_thread *next;
 } hp_thread;
 
@@ -85,17 +102,21 @@ static inline hp_thread *hp_self(void)
 
 typedef struct {
     hp_thread *self;
+    const char *name; /* the routine (the wrapper's __func__): the trace event's name */
     double start, seconds;
     int counted; /* counting is on and this is the thread's outermost MPI call */
+    int peer;    /* for the trace event: the world rank it sent to or received from, -1 none */
 } hp_call;
 
-static inline hp_call hp_enter(void)
+static inline hp_call hp_enter(const char *name)
 {
     hp_call c;
     c.self = hp_self();
+    c.name = name;
     c.counted = c.self->depth++ == 0 && __atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED);
     c.start = c.counted ? hp_now() : 0.0;
     c.seconds = 0.0;
+    c.peer = -1;
     return c;
 }
 
@@ -124,42 +145,163 @@ MPI_Request *hp_handles(int n, MPI_Request *local);
 void hp_handles_free(MPI_Request *h, const MPI_Request *local);
 
 /* The wrappers' bodies: `call`, whose value is the MPI return code, counted in cls with `messages`
- * messages of `bytes` (evaluated only when the call is recorded). HP_STARTED also keeps the request
- * `handle` (an expression read after the call) in cls; HP_PERSISTENT keeps a persistent request that
- * will send `sends` (0 or 1) message of `bytes` at each start, and sends nothing itself. GNU statement
+ * messages of `bytes` (evaluated only when the call is recorded). HP_TRACED also evaluates `trace`, a
+ * trace_actions.c call that writes the call's action (it names the call `&c_`), when the rank traces;
+ * HP_COUNTED's calls are not written in the trace and are counted as untraced there. HP_STARTED keeps the
+ * request `handle` (an expression read after the call) in cls; HP_STARTED_TRACED also keeps what its
+ * `trace` returns (an hp_traced) for the wait that completes it; HP_PERSISTENT keeps a persistent request
+ * that will send `sends` (0 or 1) message of `bytes` at each start, and sends nothing itself (with _TRACED,
+ * what its starts will write in the trace). GNU statement
  * expressions, so that each wrapper reads as one statement; a Fortran wrapper passes
  * `(pmpi_x_(..., ierr), hp_f_rc(ierr))` as its call. */
-#define HP_COUNTED(cls, messages, bytes, call)                                                             \
-    ({                                                                                                     \
-        hp_call c_ = hp_enter();                                                                           \
-        int rc_ = (call);                                                                                  \
-        if (hp_leave(&c_, rc_)) hp_record(&c_, (cls), (messages), (bytes));                                \
-        rc_;                                                                                               \
+#define HP_TRACED(cls, messages, bytes, call, trace)                                                                   \
+    ({                                                                                                                 \
+        hp_call c_ = hp_enter(__func__);                                                                               \
+        int rc_ = (call);                                                                                              \
+        if (hp_leave(&c_, rc_)) {                                                                                      \
+            if (hp_trace_on) (void)(trace);                                                                            \
+            hp_record(&c_, (cls), (messages), (bytes));                                                                \
+        }                                                                                                              \
+        rc_;                                                                                                           \
     })
-#define HP_STARTED(cls, messages, bytes, handle, call)                                                     \
-    ({                                                                                                     \
-        hp_call c_ = hp_enter();                                                                           \
-        int rc_ = (call);                                                                                  \
-        if (hp_leave(&c_, rc_)) hp_record(&c_, (cls), (messages), (bytes));                                \
-        if (rc_ == MPI_SUCCESS) hp_track(&c_, (handle), (hp_request){(cls), 0, 0});                        \
-        rc_;                                                                                               \
+#define HP_COUNTED(cls, messages, bytes, call)                                                                         \
+    HP_TRACED(cls, messages, bytes, call, hp_trace_skip(&c_, hp_untraced_class(cls)))
+#define HP_STARTED_TRACED(cls, messages, bytes, handle, call, trace)                                                   \
+    ({                                                                                                                 \
+        hp_call c_ = hp_enter(__func__);                                                                               \
+        hp_request what_ = {(cls), 0, 0, {0}};                                                                         \
+        int rc_ = (call);                                                                                              \
+        if (hp_leave(&c_, rc_)) {                                                                                      \
+            if (hp_trace_on) what_.traced = (trace);                                                                   \
+            hp_record(&c_, (cls), (messages), (bytes));                                                                \
+        }                                                                                                              \
+        if (rc_ == MPI_SUCCESS) hp_track(&c_, (handle), what_);                                                        \
+        rc_;                                                                                                           \
     })
-#define HP_PERSISTENT(sends, bytes, handle, call)                                                          \
-    ({                                                                                                     \
-        hp_call c_ = hp_enter();                                                                           \
-        int rc_ = (call);                                                                                  \
-        if (hp_leave(&c_, rc_)) hp_record(&c_, HP_P2P, 0, 0);                                              \
-        if (rc_ == MPI_SUCCESS) hp_track(&c_, (handle), (hp_request){HP_P2P, (sends), (bytes)});           \
-        rc_;                                                                                               \
+#define HP_STARTED(cls, messages, bytes, handle, call)                                                                 \
+    HP_STARTED_TRACED(cls, messages, bytes, handle, call, hp_trace_skipped(&c_, HP_UNTRACED_ROUTINE))
+#define HP_PERSISTENT_TRACED(sends, size, handle, call, trace)                                                         \
+    ({                                                                                                                 \
+        hp_call c_ = hp_enter(__func__);                                                                               \
+        hp_request what_ = {HP_P2P, (sends), 0, {0}};                                                                  \
+        int rc_ = (call);                                                                                              \
+        if (hp_leave(&c_, rc_)) {                                                                                      \
+            if (hp_trace_on) what_.traced = (trace);                                                                   \
+            hp_record(&c_, HP_P2P, 0, 0);                                                                              \
+        }                                                                                                              \
+        if (rc_ == MPI_SUCCESS) {                                                                                      \
+            what_.bytes = (size);                                                                                      \
+            hp_track(&c_, (handle), what_);                                                                            \
+        }                                                                                                              \
+        rc_;                                                                                                           \
     })
+#define HP_PERSISTENT(sends, bytes, handle, call)                                                                      \
+    HP_PERSISTENT_TRACED(sends, bytes, handle, call, hp_trace_skipped(&c_, HP_UNTRACED_ROUTINE))
 
 /* MPI_Start / MPI_Startall of n requests: one p2p call, and the message of each persistent send. */
-void hp_record_start(const hp_call *c, int n, const MPI_Request *reqs);
+void hp_record_start(hp_call *c, int n, const MPI_Request *reqs);
+
+/* ---- the trace (trace.c: files, compute bursts, the limit; trace_actions.c: SimGrid's actions;
+ * trace_perfetto.c: the trace events; docs/pmpi.md "Traces") ---- */
+
+/* Why a counted call is not in the trace (trace.c names them). */
+enum {
+    HP_UNTRACED_THREAD,       /* made by another thread than the one that initialised MPI */
+    HP_UNTRACED_COMMUNICATOR, /* a collective on a communicator that is not the world's group in its order */
+    HP_UNTRACED_PROC_NULL,    /* a peer MPI_PROC_NULL */
+    HP_UNTRACED_ONE_SIDED,    /* one-sided communication: SimGrid's replay has no action for it */
+    HP_UNTRACED_ROUTINE,      /* a routine without an action: probes, Alltoallw, some of Open MPI's Fortran binding */
+    HP_UNTRACED_REASONS
+};
+
+/* This rank writes its trace: read in the wrappers, written at MPI_Init and when the trace stops. */
+extern int hp_trace_on;
+
+static inline int hp_untraced_class(int cls)
+{
+    return cls == HP_ONE_SIDED ? HP_UNTRACED_ONE_SIDED : HP_UNTRACED_ROUTINE;
+}
+/* The status a call that must report its matched source is given: `own` when the program ignores it. */
+static inline MPI_Status *hp_trace_status(MPI_Status *given, MPI_Status *own)
+{
+    return hp_trace_on && given == MPI_STATUS_IGNORE ? own : given;
+}
+
+void hp_trace_start(void);                /* at MPI_Init, collective: HYBRIDPERF_MPI_TRACE read on rank 0 */
+void hp_trace_window(int on, double now); /* the counting switch thrown: compute is measured while it is on */
+void hp_trace_finish(void);               /* at MPI_Finalize, collective: files closed, merged, summed up */
+/* The "trace" object of the profile, rank 0, after hp_trace_finish; nothing when the run was not traced. */
+void hp_trace_json(hp_json *j);
+
+/* Whether the call is written: nonzero on the tracing thread, else counted as untraced (another thread). */
+int hp_trace_mine(const hp_call *c);
+void hp_trace_skip(const hp_call *c, int reason);
+hp_traced hp_trace_skipped(const hp_call *c, int reason);
+/* One action of the call (printf-style, without the rank and newline), after the compute burst since the
+ * previous one; returns the offset in the held text where the action (after "<rank> ") starts. */
+size_t hp_trace_action(const hp_call *c, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* The blanks of an irecv's source and tag filled in (their width: HP_TRACE_BLANK). */
+enum { HP_TRACE_BLANK = 11 };
+void hp_trace_fill(size_t at, int src, int tag);
+int hp_trace_hold(int delta);         /* irecvs whose blanks are not filled yet, after adding delta */
+#define HP_TRACE_NOWHERE ((size_t)-1) /* hp_trace_action's answer when nothing was written */
+enum { HP_TRACE_BYTE = 6 };           /* SimGrid's code of MPI_BYTE in a trace: every size is written in bytes */
+int hp_trace_rank(void);
+/* Traced requests not yet completed, after adding delta. */
+long long hp_trace_outstanding(long long delta);
+/* `bytes` more of this rank's files (text and events): 0 when that passes the limit, and the trace stops. */
+int hp_trace_spend(long long bytes);
+
+/* trace_actions.c: each routine's action(s); peers and roots as world ranks, sizes in bytes (MPI_BYTE). */
+int hp_trace_send(hp_call *c, const char *action, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm);
+hp_traced hp_trace_isend(hp_call *c, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm);
+int hp_trace_recv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MPI_Comm comm, const MPI_Status *st);
+hp_traced hp_trace_irecv(hp_call *c, int src, int tag, int count, MPI_Datatype type, MPI_Comm comm);
+/* Send_init (sends) or Recv_init: what each start of the request will write. */
+hp_traced hp_trace_persistent(hp_call *c, int sends, int peer, int tag, int count, MPI_Datatype type, MPI_Comm comm);
+/* MPI_Start / MPI_Startall: each persistent request's isend or irecv. */
+void hp_trace_starts(hp_call *c, int n, const MPI_Request *reqs);
+int hp_trace_sendrecv(hp_call *c, long long sbytes, int dest, long long rbytes, int src, MPI_Comm comm,
+                      const MPI_Status *st);
+/* The requests a wait or test completed: before[which[k] - base] (which NULL: before[k]) with status
+ * statuses[k] (NULL: none); `all`: a Waitall, written as SimGrid's waitall when it completes every
+ * outstanding request. `base`: 0 for C's indices, 1 for Fortran's. */
+void hp_trace_completed(hp_call *c, const MPI_Request *before, const int *which, int base, int count,
+                        const MPI_Status *statuses, int all);
+int hp_trace_barrier(hp_call *c, MPI_Comm comm);
+int hp_trace_bcast(hp_call *c, long long bytes, int root, MPI_Comm comm);
+/* reduce (root >= 0) and allreduce (root -1); scan and exscan by `action` */
+int hp_trace_reduce(hp_call *c, const char *action, long long bytes, int root, MPI_Comm comm);
+/* gather, scatter (root), allgather and alltoall (root -1): per-rank send and receive bytes */
+int hp_trace_gather(hp_call *c, const char *action, long long sbytes, long long rbytes, int root, MPI_Comm comm);
+/* gatherv and allgatherv (counts: what each rank sends to the root; NULL where not significant), scatterv */
+int hp_trace_gatherv(hp_call *c, const char *action, long long sbytes, const int *rcounts, MPI_Datatype rtype, int root,
+                     MPI_Comm comm);
+int hp_trace_scatterv(hp_call *c, const int *scounts, MPI_Datatype stype, long long rbytes, int root, MPI_Comm comm);
+int hp_trace_alltoallv(hp_call *c, const int *scounts, MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype,
+                       MPI_Comm comm);
+int hp_trace_reduce_scatter(hp_call *c, const int *rcounts, int rcount, MPI_Datatype type, MPI_Comm comm);
+/* A non-blocking collective is written as its blocking form when it is posted; its request names nothing. */
+static inline hp_traced hp_trace_posted(int written)
+{
+    (void)written;
+    return (hp_traced){0};
+}
+
+/* trace_perfetto.c: the rank's trace events (Chrome's trace-event format, which ui.perfetto.dev opens) */
+int hp_events_open(const char *dir, int rank);
+void hp_trace_event(const hp_call *c, long long bytes); /* a counted call, any thread */
+/* The thread's part of an OpenMP region (ompt.c keeps it in the hp_thread), when it has one: written, then cleared. */
+void hp_trace_region(hp_thread *t);
+void hp_events_close(void);
+/* Rank 0, after every rank closed: the ranks' files joined into DIR/trace.json (then removed). */
+void hp_events_merge(const char *dir, int ranks);
 
 /* ---- the request table (requests.c) ---- */
 
 void hp_requests_put(hp_requests *m, MPI_Request r, hp_request what);
 const hp_request *hp_requests_find(const hp_requests *m, MPI_Request r); /* NULL: not known */
+hp_request *hp_requests_get(hp_requests *m, MPI_Request r);              /* the same, to change it */
 void hp_requests_forget(hp_requests *m, MPI_Request r);
 
 /* ---- what a call sends (contribution.c): hp_counts.h's conventions for every routine ---- */

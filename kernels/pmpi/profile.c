@@ -44,8 +44,8 @@ typedef struct {
     int cpus[2], busy[2]; /* the affinity read-back (busy.c): smallest and largest over the ranks */
     hp_comm_stat comm[HP_NCLASSES], one_sided;
     hp_rank_times times; /* each rank's counting window and its MPI time in it (POP's inputs) */
-    int idle;              /* every rank measured its threads' busy time (ompt_idle.c) */
-    double *openmp;        /* rank 0, when idle: per rank, seconds in regions, imbalance, scheduling, unsplit */
+    int idle;            /* every rank measured its threads' busy time (ompt_idle.c) */
+    double *openmp;      /* rank 0, when idle: per rank, seconds in regions, imbalance, scheduling, unsplit */
     hp_omp_region *regions;
     int nregions;
 } summary;
@@ -98,6 +98,7 @@ static void write_json(hp_json *j, const summary *s)
         hp_json_object_end(j);
     }
     hp_json_object_end(j);
+    hp_trace_json(j);
     hp_json_object_end(j);
 }
 

@@ -68,11 +68,16 @@ void hp_requests_put(hp_requests *m, MPI_Request r, hp_request what)
     m->slots[i] = (struct hp_request_slot){key, what, 1};
 }
 
-const hp_request *hp_requests_find(const hp_requests *m, MPI_Request r)
+hp_request *hp_requests_get(hp_requests *m, MPI_Request r)
 {
     if (!m->capacity) return NULL;
     size_t i = probe(m, key_of(r));
     return m->slots[i].used ? &m->slots[i].what : NULL;
+}
+
+const hp_request *hp_requests_find(const hp_requests *m, MPI_Request r)
+{
+    return hp_requests_get((hp_requests *)m, r); /* the table is only read */
 }
 
 /* Whether home position h lies cyclically in (hole, j]: then the entry at j must stay where it is. */

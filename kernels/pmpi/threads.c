@@ -14,6 +14,7 @@ _Thread_local hp_thread *hp_pmpi_self;
 
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static hp_thread *threads;
+static int nthreads;
 
 hp_thread *hp_thread_new(void)
 {
@@ -24,6 +25,7 @@ hp_thread *hp_thread_new(void)
     }
     hp_comm_init(&t->comm, 1);
     pthread_mutex_lock(&registry);
+    t->id = nthreads++;
     t->next = threads;
     threads = t;
     pthread_mutex_unlock(&registry);
@@ -46,8 +48,10 @@ static double window_start, window_seconds;
 void hp_switch(int on)
 {
     const int was = __atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED);
-    if (on && !was) window_start = hp_now();
-    if (!on && was) window_seconds += hp_now() - window_start;
+    const double now = hp_now();
+    if (on && !was) window_start = now;
+    if (!on && was) window_seconds += now - window_start;
+    if (on != was) hp_trace_window(on, now);
     __atomic_store_n(&hp_pmpi_on, on, __ATOMIC_RELAXED);
 }
 
@@ -66,6 +70,7 @@ void hp_record(const hp_call *c, int cls, int messages, long long bytes)
     hp_comm_counts *n = counts_of(c->self, cls);
     hp_counts_call(n, c->seconds);
     if (messages) hp_counts_message(n, bytes);
+    if (hp_trace_on) hp_trace_event(c, bytes);
 }
 
 void hp_record_message(const hp_call *c, int cls, long long bytes)

@@ -19,6 +19,7 @@ from hybridperf.launch.lines import Configuration, Launch, build_launch
 from hybridperf.shapes import Placement
 
 MPI_PROFILE = "HYBRIDPERF_MPI_PROFILE"  # where libhybridperf-mpi.so writes its counts (docs/pmpi.md)
+MPI_TRACE = "HYBRIDPERF_MPI_TRACE"  # the folder it writes its traces into (docs/pmpi.md#traces)
 
 
 class AppError(ValueError):
@@ -86,8 +87,9 @@ class AppLaunch:
 
 
 def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], counts: Path, *,
-              under_slurm: bool = False, srun_mpi: str | None = None) -> AppLaunch:
-    """The launch of one run of shape `config` with `params`; `counts` is where the counting library writes.
+              under_slurm: bool = False, srun_mpi: str | None = None, trace: Path | None = None) -> AppLaunch:
+    """The launch of one run of shape `config` with `params`; `counts` is where the counting library writes, `trace`
+    the folder it writes the run's traces into (with app.trace).
     `under_slurm`: the line of a batch script's step (srun, with `srun_mpi` as its --mpi), or for launch: self the
     program alone in the job's allocation. AppError when the program or the counting library is missing."""
     argv = command_of(app, config, params)
@@ -110,6 +112,8 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
         if counting.path is None:
             raise AppError(f"{binary}: {counting.reason} (or set profile_mpi: false to run it without counting MPI)")
         extra |= {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}
+        if app.trace and trace is not None:
+            extra[MPI_TRACE] = str(trace.resolve())
     if under_slurm:  # srun starts the ranks; the spec's launcher is for runs outside Slurm
         launch = build_launch(config, "slurm", argv, srun_mpi=srun_mpi, extra_env=extra)
     else:

@@ -101,9 +101,9 @@ def build(app: AppSpec, *, text: str, source: str, program: str, command: list[s
                           "threads": {"busy_in_all": busy_threads}}
     if mpi is not None:
         profile["comm"] = mpi["comm"]
-        for pop_input in ("rank_times", "openmp_idle"):  # POP's inputs (analysis.pop), where the library measured them
-            if pop_input in mpi:
-                profile[pop_input] = mpi[pop_input]
+        for taken in ("rank_times", "openmp_idle", "trace"):  # POP's inputs (analysis.pop) and the traces' summary
+            if taken in mpi:
+                profile[taken] = mpi[taken]
         profile["app"] = {"counting": mpi.get("counting"), "openmp_tool": mpi.get("openmp_tool", "unavailable"),
                           "threads": mpi.get("threads")}
         parallel = {f"omp_{name}": r for name, r in mpi.get("regions", {}).items()}  # OMPT's parallel regions

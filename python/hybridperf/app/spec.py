@@ -12,6 +12,7 @@
       loop_time: loop_time # which figure is the run's time (default: the parser's)
       check: 'Total wall time'   # a pattern a correct run prints (default: the parser's; none: exit status)
       profile_mpi: true    # count MPI by class with libhybridperf-mpi.so (launch: mpi only; default true)
+      trace: false         # each run also writes SimGrid traces and a Perfetto file into its trace/ (default false)
       logs: [md.log]       # files the program writes that hold figures or its timing table (read, then kept)
       env:                 # variables the program needs (its libraries: ldd reads them with these too)
         LD_LIBRARY_PATH: /opt/lammps/lib
@@ -29,8 +30,8 @@ from typing import Any, Callable
 
 from hybridperf.app.parsers import PARSERS, FigureRule, RegionRule
 
-KEYS = {"command", "launch", "parser", "figures", "regions", "loop_time", "check", "profile_mpi", "logs", "env",
-        "launcher"}
+KEYS = {"command", "launch", "parser", "figures", "regions", "loop_time", "check", "profile_mpi", "trace", "logs",
+        "env", "launcher"}
 FIGURE_KEYS = {"regex", "unit", "better", "scale"}
 REGION_KEYS = {"regex", "communication", "scale"}
 LAUNCHES = ("mpi", "self")
@@ -51,6 +52,7 @@ class AppSpec:
     env: tuple[tuple[str, str], ...] = ()  # variables set for the program (placeholders allowed)
     launcher: str | None = None  # launch: mpi, the launcher in place of its MPI's own
     regions: tuple[RegionRule, ...] = ()  # the spec's own regions (beside, or replacing, the parser's)
+    trace: bool = False  # the MPI library writes each run's traces (docs/pmpi.md#traces)
 
 
 Error = Callable[[tuple, str], Exception]
@@ -172,6 +174,7 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     if profile_mpi and launch != "mpi":
         raise error(("profile_mpi",), "profile_mpi needs launch: mpi (a program that starts its own ranks is not "
                                       "launched through MPI's launcher)")
+    trace = _trace(raw.get("trace", False), launch, profile_mpi, error)
     logs = raw.get("logs", []) or []
     if not isinstance(logs, list) or not all(isinstance(name, str) and name for name in logs):
         raise error(("logs",), "logs is a list of the files the program writes: [md.log]")
@@ -187,7 +190,19 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     if launcher is not None and (launch != "mpi" or not isinstance(launcher, str) or not launcher):
         raise error(("launcher",), "launcher is the MPI launcher's name or path (mpiexec), with launch: mpi only")
     return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
-                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher, regions)
+                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher, regions, trace)
+
+
+def _trace(trace: Any, launch: str, profile_mpi: bool, error: Error) -> bool:
+    if not isinstance(trace, bool):
+        raise error(("trace",), "trace must be true or false")
+    if trace and launch != "mpi":
+        raise error(("trace",), "trace: true needs launch: mpi (the traces are written by the MPI library hybridperf "
+                                "preloads through MPI's launcher; a program that starts its own ranks has none)")
+    if trace and not profile_mpi:
+        raise error(("trace",), "trace: true needs profile_mpi: true (the MPI library that counts the calls is the one "
+                                "that writes the traces)")
+    return trace
 
 
 def _env(raw: Any, params: set[str], error: Error) -> tuple[tuple[str, str], ...]:

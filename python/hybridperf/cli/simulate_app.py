@@ -25,8 +25,8 @@ def replay_app(study: Study, described: cluster.ClusterSpec, results: Path, spee
     table = Table(title=f"{study.name} replayed on {described.name} ({'/'.join(map(str, placed))} ranks per node, "
                         f"cores {core}) and on an ideal network: seconds from MPI_Init to MPI_Finalize (ratio: "
                         "replayed / measured), POP's transfer and serialization efficiency")
-    for col in ("split", "cores", "block", "measured", "replayed", "ideal", "ratio", "transfer",
-                "serial."):
+    table.add_column("split", no_wrap=True)
+    for col in ("cores", "block", "measured", "replayed", "ideal", "ratio", "transfer", "serial."):
         table.add_column(col, justify="right")
     for run, r in done.runs:
         rank_times = run["profile"].get("rank_times")

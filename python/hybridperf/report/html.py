@@ -138,8 +138,18 @@ def _provenance(runs: list[dict[str, Any]]) -> str:
             f"hosts: {html.escape(', '.join(p['run']['hosts']))}.</p>")
 
 
+def _why_no_counts(s: Section, runs: list[dict[str, Any]]) -> str:
+    if not any(p.runs for p in s.points):
+        return "no run here succeeded (see <a href='#failures'>Failures</a>)."
+    if any(r["profile"] and "replay_of" in r["profile"].get("simulated", {}) for r in runs):
+        return ("these runs are replays of traces, which price the time in MPI as a whole (the region mpi); their "
+                "calls, messages and bytes are the measured study's.")
+    return "these runs were not counted (profile_mpi: false, or launch: self)."
+
+
 def _simulated_notice(runs: list[dict[str, Any]]) -> str:
-    """Simulated runs (hybridperf simulate) are exact replays, one per point: say so before any interval is read."""
+    """Simulated runs (hybridperf simulate) are exact replays, one per point, or an app's traced runs replayed one
+    by one: say which before any interval is read."""
     simulated = {r["profile"]["simulated"]["cluster_name"] for r in runs if r["profile"] and "simulated" in r["profile"]}
     if not simulated:
         return ""
@@ -186,10 +196,7 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
         parts.append(f"<h2>{html.escape(s.title())}</h2><p>{html.escape(why[0].upper() + why[1:])}.</p>")
         for figure, table in SECTION_PARTS:
             if figure in NEEDS_COMM and not s.has_comm:
-                parts.append("<p>No MPI counts: " + ("no run here succeeded (see <a href='#failures'>Failures</a>)."
-                                                     if not any(p.runs for p in s.points) else
-                                                     "these runs were not counted (profile_mpi: false, or launch: "
-                                                     "self).") + "</p>")
+                parts.append(f"<p>No MPI counts: {_why_no_counts(s, runs)}</p>")
                 continue
             parts.append(_html_figure(figure(s)) if figure else "")
             parts.append(html_table(table(s)))

@@ -43,7 +43,7 @@ def trace_files(results: Path, profile: dict[str, Any]) -> list[Path]:
     if not trace:
         raise NotReplayable("the run has no traces: set `trace: true` in the study's app block and run it again")
     if trace.get("truncated"):
-        raise NotReplayable(f"its traces were cut at the size limit ({trace['truncated']}): raise "
+        raise NotReplayable(f"its traces were cut at the size limit ({trace.get('summary', 'truncated')}): raise "
                             "HYBRIDPERF_MPI_TRACE_LIMIT or shorten the run")
     folder = Path(trace["dir"])
     folder = folder if folder.is_absolute() else results / folder
@@ -137,7 +137,9 @@ def replay_run(files: list[Path], spec: cluster.ClusterSpec, per_node: int, spee
 def profile(measured: dict[str, Any], result: Replayed, spec: cluster.ClusterSpec, speed: float, simgrid: str,
             source_run: str) -> dict[str, Any]:
     """The replayed run's profile: the measured one's problem, counts and build, its time the replay's. Each rank
-    ends at the replay's time (rank_times: elapsed), its time outside MPI is its compute bursts, the rest is MPI;
+    ends at the replay's time (rank_times: elapsed), its time outside MPI is its compute bursts, the rest is MPI
+    (regions `compute` and `mpi`; the replay does not split MPI time by class, so the measured run's `comm`, whose
+    counts it shares and whose times it does not, is left out);
     the app's own regions (its timing table) and figures are not simulated and are left out: the replay's time is
     its loop time, from MPI_Init to MPI_Finalize. What the OMPT tool measured of the threads (openmp_idle) is kept:
     it is inside the compute bursts, which the replay keeps."""
@@ -149,13 +151,14 @@ def profile(measured: dict[str, Any], result: Replayed, spec: cluster.ClusterSpe
     mpi = [seconds - c for c in result.compute]
     region = lambda values: {"calls": 1, "time": spread(values), "imbalance": 0.0}  # noqa: E731
     return {
-        **{k: v for k, v in measured.items() if k not in ("per_call", "trace", "region_groups")},
+        **{k: v for k, v in measured.items() if k not in ("per_call", "trace", "region_groups", "comm")},
         "build": {**measured["build"], "mpi_library": f"{simgrid} SMPI replay of its traces under "
                                                       f"{measured['build']['mpi_library']}"},
         "run": {**measured["run"], "hosts": cluster.host_names(spec)[:nodes], "ranks_per_node": per_node,
                 "nodes": nodes, "affinity": []},
         "figures_of_merit": [{"name": "loop_time", "value": seconds, "unit": "s", "better": "lower"}],
         "regions": {"total": region([seconds] * ranks), "compute": region(list(result.compute)), "mpi": region(mpi)},
+        "region_groups": {"computation": ["compute"], "communication": ["mpi"]},
         "rank_times": {"elapsed": [seconds] * ranks, "mpi": mpi},
         "simulated": {"cluster": spec.key, "cluster_name": spec.name, "simgrid": simgrid, "replay_of": source_run,
                       "speed": speed, "ideal_seconds": result.ideal_seconds,

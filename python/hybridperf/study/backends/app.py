@@ -1,12 +1,15 @@
 """The runs of the user's program (kernel: app; I/O), locally or as Slurm jobs: launched, its output kept whole
 beside the study's profiles (`outputs/<run>.out`), its figures and timing table read, the MPI library's counts
-taken in, and its profile written atomically. A run that fails to start, crashes, times out, ignores its thread
+taken in, and its profile written atomically. With `trace: true` the MPI library writes the run's traces into its
+own directory, `runs/<run>/trace/` beside the profiles, and the profile's `trace` names that folder relative to the
+results directory (docs/apps.md#traces). A run that fails to start, crashes, times out, ignores its thread
 count or does not print a required figure is returned without a profile and with the reason, so the study
 stores it as failed and goes on."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 import socket
 import time
@@ -35,18 +38,33 @@ def counts_path(profile_path: Path) -> Path:
     return profile_path.with_suffix(".mpi.json")
 
 
+def run_directory(profile_path: Path) -> Path:
+    """The run's own directory, `runs/<run key>/` beside the profiles: what only this run writes (its traces)."""
+    return profile_path.parent.parent / "runs" / profile_path.stem
+
+
+def trace_path(profile_path: Path) -> Path:
+    """Where the MPI library writes the run's traces (trace: true): `runs/<run key>/trace/`."""
+    return run_directory(profile_path) / "trace"
+
+
 def prepare(study: Study, plan: RunPlan, config: Configuration, profile_path: Path,
             slurm: bool = False) -> AppLaunch:
     """The run's launch (an srun step when `slurm`), with what the program was found linked with."""
     return app_launch.launch_of(study.app_spec, config, plan.params, counts_path(profile_path),
-                                srun_mpi=study.slurm.get("mpi") if slurm else None, under_slurm=slurm)
+                                srun_mpi=study.slurm.get("mpi") if slurm else None, under_slurm=slurm,
+                                trace=trace_path(profile_path))
 
 
 def clear(study: Study, plan: RunPlan, profile_path: Path) -> None:
-    """Before a run: no counts, output or log files of an earlier one, to be mistaken for its own."""
+    """Before a run: no counts, output, log or trace files of an earlier one, to be mistaken for its own; the run's
+    directory made for its traces."""
     output_path(profile_path).parent.mkdir(parents=True, exist_ok=True)
     output_path(profile_path).unlink(missing_ok=True)
     counts_path(profile_path).unlink(missing_ok=True)
+    shutil.rmtree(trace_path(profile_path), ignore_errors=True)
+    if study.app_spec.trace:
+        run_directory(profile_path).mkdir(parents=True, exist_ok=True)
     for log in _logs(study, plan):
         log.unlink(missing_ok=True)
 
@@ -76,6 +94,11 @@ def finish(study: Study, plan: RunPlan, how: AppLaunch, outcome: RunOutcome, pro
         return outcome
     if app.profile_mpi and mpi is None:
         return _failed(outcome, "the MPI counting library wrote no counts (did the program call MPI_Finalize?)")
+    if app.trace and mpi is not None:
+        if "trace" not in mpi:
+            return _failed(outcome, f"the MPI library wrote no trace into {trace_path(profile_path)}")
+        # relative to the results directory (simulate.app_replay reads it so), which can move whole
+        mpi["trace"]["dir"] = str(trace_path(profile_path).relative_to(profile_path.parent.parent))
     if mpi is not None:
         ignored = ignored_threads((mpi.get("threads") or {}).get("busy"), plan.threads, "at MPI_Finalize")
     else:

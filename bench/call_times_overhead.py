@@ -21,14 +21,13 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import common
-from hybridperf.analysis.verdicts import Band, judge_samples, judge_value
+from hybridperf.analysis.verdicts import Band
 from hybridperf.launch import kernels
 from hybridperf.launch.lines import Configuration, build_launch
 from hybridperf.launch.machine import local_machine
@@ -78,20 +77,13 @@ def loop_seconds(binary: Path, cores: int, work: Path) -> tuple[float, bool]:
 
 
 def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
-    plain, kept = common.pooled(runs, "without"), common.pooled(runs, "with")
-    if not plain or not kept:
-        return []
-    ratios = [w / p for w, p in zip(kept, plain)]
-    rows = [common.Row(f"spmv {RANKS}x1, n={N}, {CALLS:,} products: loop time with per-call histograms / without "
-                       "(per round)", f"{statistics.median(kept):.4f} s", f"{statistics.median(plain):.4f} s",
-                       judge_samples(ratios, bands["overhead"]))]
+    rows = common.overhead_rows(
+        runs, bands, f"spmv {RANKS}x1, n={N}, {CALLS:,} products: loop time with per-call histograms / without "
+        "(per round)", "md 1x1, 4,000 atoms, 100 steps: instructions with per-call histograms / without (callgrind)")
     counted = common.pooled(runs, "instructions")
-    if counted:
+    if rows and counted:
         c = counted[-1]
-        rows += [common.Row("md 1x1, 4,000 atoms, 100 steps: instructions with per-call histograms / without "
-                            "(callgrind)", f"{c['with']:,}", f"{c['without']:,}",
-                            judge_value(c["with"] / c["without"], bands["instructions"])),
-                 common.Row(f"the same difference per timed call ({c['timed_calls']:,} calls and region stops; "
+        rows += [common.Row(f"the same difference per timed call ({c['timed_calls']:,} calls and region stops; "
                             "with the end-of-run reductions and writing; for information)", f"{(c['with'] - c['without']) / c['timed_calls']:.1f} instructions",
                             "")]
     return rows

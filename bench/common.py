@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import random
+import statistics
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from hybridperf.analysis.verdicts import Band, Judgement  # noqa: E402
+from hybridperf.analysis.verdicts import Band, Judgement, judge_samples, judge_value  # noqa: E402
 from hybridperf.files import write_atomic  # noqa: E402
 
 RUNS = Path(os.environ.get("HYBRIDPERF_BENCH_RUNS") or REPO / "bench" / "runs")  # another folder: smoke runs
@@ -220,6 +221,23 @@ def judged_sets(runs: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, An
 def pooled(runs: list[dict[str, Any]], key: str) -> list[Any]:
     """The samples of one key over the pooled runs."""
     return [v for run in runs for v in run["samples"].get(key, [])]
+
+
+def overhead_rows(runs: list[dict[str, Any]], bands: dict[str, Band], timed: str, counted: str) -> list[Row]:
+    """An overhead bench's rows: its loop seconds `with` over `without` the instrumentation per round, judged against
+    `overhead`, and the last run's callgrind `instructions` ({with, without}), judged against `instructions`."""
+    plain, kept = pooled(runs, "without"), pooled(runs, "with")
+    if not plain or not kept:
+        return []
+    ratios = [w / p for w, p in zip(kept, plain)]
+    rows = [Row(timed, f"{statistics.median(kept):.4f} s", f"{statistics.median(plain):.4f} s",
+                judge_samples(ratios, bands["overhead"]))]
+    instructions = pooled(runs, "instructions")
+    if instructions:
+        c = instructions[-1]
+        rows.append(Row(counted, f"{c['with']:,}", f"{c['without']:,}",
+                        judge_value(c["with"] / c["without"], bands["instructions"])))
+    return rows
 
 
 def require(value: str | None, what: str, how: str) -> str | None:

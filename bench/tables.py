@@ -31,6 +31,8 @@ BENCHES = {
     "pmpi_overhead": ("libhybridperf-mpi.so's overhead on LAMMPS", ".venv/bin/python bench/pmpi_overhead.py"),
     "call_times_overhead": ("The per-call time histograms' overhead on hybridperf-spmv",
                             ".venv/bin/python bench/call_times_overhead.py"),
+    "thread_times_overhead": ("The md kernel's thread times' overhead",
+                              ".venv/bin/python bench/thread_times_overhead.py"),
     "clomp_vs_clomp12": ("hybridperf-clomp against CLOMP 1.2",
                          "CLOMP_REF=/tmp/ref-clomp/clomp .venv/bin/python bench/clomp_vs_clomp12.py"),
     "ompbench_vs_epcc": ("hybridperf-ompbench against EPCC v4",

@@ -88,11 +88,28 @@ def test_missing_inputs_give_none_with_a_reason():
     assert "rank_times" in f.why["mpi_load_balance"] and "hardware counters" in f.why["ipc"]
     one_thread = pop.of_profile(profile_of(threads=1))
     assert all(one_thread.values[name] == 1.0 for name in pop.OMP_FACTORS)  # M = 1: no thread is ever idle
-    kernel = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]}))
+    kernel = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]},
+                                       kernel="spmv"))
     assert kernel.values["mpi_load_balance"] == 1.25 / 1.5  # outside MPI 1.5 and 1.0 s
     assert kernel.values["openmp_serialization_efficiency"] is None and kernel.values["parallel_efficiency"] is None
     assert "parallel regions" in kernel.why["openmp_serialization_efficiency"]
     assert "busy time" in kernel.why["openmp_load_balance"]
+    untimed = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]}))
+    assert untimed.values["openmp_load_balance"] is None and "--no-thread-times" in untimed.why["openmp_load_balance"]
+
+
+def test_an_md_run_that_timed_its_threads_gets_every_openmp_factor():
+    """2 ranks × 2 threads, 1.5 s outside MPI each, 1.0 s in parallel regions each, 0.25 s imbalance and 0.125 s
+    scheduling each: A = 3, I_ser = 1/2 · (3 − 2) = 0.5, I_lb = 0.5, I_sch = 0.25."""
+    md = profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 0.5]},
+                    openmp_idle={"regions": [1.0, 1.0], "load_imbalance": [0.25, 0.25], "scheduling": [0.125, 0.125],
+                                 "unsplit_regions": [0, 0]})
+    f = pop.of_profile(md).values
+    assert f["openmp_serialization_efficiency"] == pytest.approx(2.5 / 3, rel=1e-15)
+    assert f["openmp_load_balance"] == pytest.approx(2.0 / 2.5, rel=1e-15)
+    assert f["openmp_scheduling_efficiency"] == pytest.approx(1.75 / 2.0, rel=1e-15)
+    assert f["openmp_parallel_efficiency"] == pytest.approx(1.75 / 3, rel=1e-15)
+    assert f["parallel_efficiency"] == pytest.approx(1.75 / 3 * 1.5 / 2.0, rel=1e-15)
 
 
 def test_an_app_with_ompt_regions_gets_its_serialization_efficiency():
@@ -180,8 +197,9 @@ def test_a_real_study_reports_its_factors_and_explains_its_leader(tmp_path):
     for p in points.values():
         assert 0.5 < p["factors"]["global_efficiency"]["median"] < 1.5 and p["factors"]["global_efficiency"]["runs"] == 2
     assert points["pure-mpi"]["factors"]["openmp_parallel_efficiency"]["median"] == 1.0  # one thread per rank
-    assert points["hybrid-1"]["factors"]["openmp_parallel_efficiency"] is None  # the kernel times no thread
-    assert "busy time" in points["hybrid-1"]["unavailable"]["openmp_parallel_efficiency"]
+    for name in pop.OMP_FACTORS:  # md times its threads in the loop (openmp_idle)
+        factor = points["hybrid-1"]["factors"][name]
+        assert 0 < factor["median"] <= 1 and factor["runs"] == 2
     assert points["hybrid-1"]["factors"]["ipc"] is None
     # at 2 cores, hybrid-1 is one rank: nothing to balance, nothing to wait for but its own collectives
     assert points["hybrid-1"]["factors"]["mpi_load_balance"]["median"] == 1.0

@@ -93,8 +93,16 @@ void md_cells_sort(md_sim *s, int count)
     md_neighbor *n = &s->nl;
     const md_atoms *a = &s->atoms;
     reserve_atoms(n, count);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < count; i++) n->bin_of[i] = bin_index(n, &s->decomp, a->x + MD_VEC * (size_t)i, i < a->nlocal);
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < count; i++)
+            n->bin_of[i] = bin_index(n, &s->decomp, a->x + MD_VEC * (size_t)i, i < a->nlocal);
+        hp_omp_idle_done(&s->omp);
+    }
+    hp_omp_idle_end(&s->omp);
     memset(n->bin_start, 0, (size_t)(n->bins + 1) * sizeof *n->bin_start);
     for (int i = 0; i < count; i++) n->bin_start[n->bin_of[i] + 1]++;
     for (int b = 0; b < n->bins; b++) n->bin_start[b + 1] += n->bin_start[b];
@@ -102,11 +110,18 @@ void md_cells_sort(md_sim *s, int count)
     for (int i = 0; i < count; i++) n->perm[n->bin_next[n->bin_of[i]]++] = i;
 }
 
-static void permute_vectors(double *v, const int *perm, double *tmp, int count)
+static void permute_vectors(double *v, const int *perm, double *tmp, int count, hp_omp_idle *idle)
 {
-#pragma omp parallel for schedule(static)
-    for (int m = 0; m < count; m++)
-        for (int d = 0; d < MD_VEC; d++) tmp[MD_VEC * m + d] = v[MD_VEC * perm[m] + d];
+    hp_omp_idle_begin(idle);
+#pragma omp parallel
+    {
+        hp_omp_idle_enter(idle);
+#pragma omp for schedule(static) nowait
+        for (int m = 0; m < count; m++)
+            for (int d = 0; d < MD_VEC; d++) tmp[MD_VEC * m + d] = v[MD_VEC * perm[m] + d];
+        hp_omp_idle_done(idle);
+    }
+    hp_omp_idle_end(idle);
     memcpy(v, tmp, (size_t)count * MD_VEC * sizeof *v);
 }
 
@@ -116,8 +131,8 @@ void md_cells_sort_locals(md_sim *s)
     md_neighbor *n = &s->nl;
     const int count = a->nlocal;
     md_cells_sort(s, count);
-    permute_vectors(a->x, n->perm, n->scratch, count);
-    permute_vectors(a->v, n->perm, n->scratch, count);
+    permute_vectors(a->x, n->perm, n->scratch, count, &s->omp);
+    permute_vectors(a->v, n->perm, n->scratch, count, &s->omp);
     int64_t *ids = (int64_t *)n->scratch; /* same size as a double */
     for (int m = 0; m < count; m++) ids[m] = a->id[n->perm[m]];
     memcpy(a->id, ids, (size_t)count * sizeof *ids);

@@ -34,14 +34,21 @@ double *md_copies_mine(md_copies *c, double *array)
     return mine;
 }
 
-void md_copies_sum(const md_copies *c, double *array)
+void md_copies_sum(const md_copies *c, double *array, hp_omp_idle *idle)
 {
     const long n = (long)c->length;
     double *restrict out = array;
     for (int k = 0; k < c->threads - 1; k++) {
         const double *restrict copy = c->data + (size_t)k * c->stride;
-#pragma omp parallel for simd schedule(static)
-        for (long m = 0; m < n; m++) out[m] += copy[m];
+        hp_omp_idle_begin(idle);
+#pragma omp parallel
+        {
+            hp_omp_idle_enter(idle);
+#pragma omp for simd schedule(static) nowait
+            for (long m = 0; m < n; m++) out[m] += copy[m];
+            hp_omp_idle_done(idle);
+        }
+        hp_omp_idle_end(idle);
     }
 }
 

@@ -340,20 +340,27 @@ static void order_pairs(md_sim *s)
         e->capacity = a->capacity;
     }
     const double cutsq = s->nl.cutsq;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < a->nlocal; i++) {
-        int *list = s->nl.neigh + (size_t)i * s->nl.list_stride, owned = 0;
-        const double *xi = a->x + MD_VEC * (size_t)i;
-        for (int k = 0; k < s->nl.numneigh[i]; k++) {
-            const int j = list[k];
-            const double *xj = a->x + MD_VEC * (size_t)j;
-            const double dx = xi[0] - xj[0], dy = xi[1] - xj[1], dz = xi[2] - xj[2];
-            if (dx * dx + dy * dy + dz * dz >= cutsq || !owns_pair(a->x, a->nlocal, i, j)) continue;
-            list[k] = list[owned]; /* the list stays full, reordered: the owned pairs first */
-            list[owned++] = j;
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < a->nlocal; i++) {
+            int *list = s->nl.neigh + (size_t)i * s->nl.list_stride, owned = 0;
+            const double *xi = a->x + MD_VEC * (size_t)i;
+            for (int k = 0; k < s->nl.numneigh[i]; k++) {
+                const int j = list[k];
+                const double *xj = a->x + MD_VEC * (size_t)j;
+                const double dx = xi[0] - xj[0], dy = xi[1] - xj[1], dz = xi[2] - xj[2];
+                if (dx * dx + dy * dy + dz * dz >= cutsq || !owns_pair(a->x, a->nlocal, i, j)) continue;
+                list[k] = list[owned]; /* the list stays full, reordered: the owned pairs first */
+                list[owned++] = j;
+            }
+            e->owned_pairs[i] = owned;
         }
-        e->owned_pairs[i] = owned;
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
 }
 
 /* What the per-atom loops read, hoisted out of the structs. */
@@ -471,13 +478,17 @@ static void density(md_sim *s, int want_energy)
     const pair_inputs in = inputs_of(s);
     const int one_element = e->nelements == 1, avx512 = s->p.pair_kernel == MD_PAIR_AVX512;
     (void)avx512;
+    hp_omp_idle_begin(&s->omp);
 #pragma omp parallel
     {
+        hp_omp_idle_enter(&s->omp);
         double *restrict rho = md_copies_mine(&e->densities, e->rho);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int i = 0; i < a->nlocal; i++) rho[i] += one_element ? DENSITY(1) : DENSITY(0);
+        hp_omp_idle_done(&s->omp);
     }
-    md_copies_sum(&e->densities, e->rho);
+    hp_omp_idle_end(&s->omp);
+    md_copies_sum(&e->densities, e->rho, &s->omp);
 }
 
 /* F(rho) and F'(rho) of the owned atoms, once the ghosts' partial densities are home. */
@@ -487,14 +498,21 @@ static void embedding(md_sim *s, int want_energy)
     const md_atoms *a = &s->atoms;
     const double rdrho = 1.0 / e->drho;
     double embedding = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : embedding)
-    for (int i = 0; i < a->nlocal; i++) {
-        const double rho = e->rho[i];
-        double p;
-        const double *c = frho_of(e, e->element[a->type[i]]) + piece(rho, rdrho, e->nrho - 1, &p) * COEFFS;
-        e->fp[i] = slope(c, p, rdrho);
-        if (want_energy) embedding += value(c, p) + (rho > e->rhomax ? e->fp[i] * (rho - e->rhomax) : 0.0);
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel reduction(+ : embedding)
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < a->nlocal; i++) {
+            const double rho = e->rho[i];
+            double p;
+            const double *c = frho_of(e, e->element[a->type[i]]) + piece(rho, rdrho, e->nrho - 1, &p) * COEFFS;
+            e->fp[i] = slope(c, p, rdrho);
+            if (want_energy) embedding += value(c, p) + (rho > e->rhomax ? e->fp[i] * (rho - e->rhomax) : 0.0);
+        }
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
     if (want_energy) e->embedding = embedding;
 }
 
@@ -509,17 +527,21 @@ static void force(md_sim *s, int want_energy)
     const int one_element = e->nelements == 1, avx512 = s->p.pair_kernel == MD_PAIR_AVX512;
     (void)avx512;
     double pair = 0.0, virial = 0.0;
+    hp_omp_idle_begin(&s->omp);
 #pragma omp parallel reduction(+ : pair, virial)
     {
+        hp_omp_idle_enter(&s->omp);
         double *restrict f = md_copies_mine(&e->forces, a->f);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int i = 0; i < a->nlocal; i++) {
             if (want_energy)
                 one_element ? FORCES(1, 1) : FORCES(0, 1);
             else
                 one_element ? FORCES(1, 0) : FORCES(0, 0);
         }
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
     if (want_energy) {
         s->epot = e->embedding + pair;
         s->virial = virial;
@@ -529,7 +551,7 @@ static void force(md_sim *s, int want_energy)
 static void reduce(md_sim *s, int want_energy)
 {
     (void)want_energy; /* a sum of forces, whatever the step */
-    md_copies_sum(&eam_of(s)->forces, s->atoms.f);
+    md_copies_sum(&eam_of(s)->forces, s->atoms.f, &s->omp);
 }
 
 /* The types' masses are the file's, whatever the data file says, as pair_coeff sets them in LAMMPS. */

@@ -32,7 +32,7 @@ static double periodic_shift(const hp_decomp *d, int dim, int side)
 }
 
 /* width 3: positions; 4: positions and types */
-void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width)
+void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width, hp_omp_idle *idle)
 {
     const int n = h->send_count[k], dim = k / 2;
     const int *restrict list = h->send[k];
@@ -41,23 +41,38 @@ void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width)
     h->sendbuf = md_grow(h->sendbuf, &h->sendcap, (size_t)width * n * sizeof(double));
     double *restrict buf = h->sendbuf;
     const double *restrict x = a->x;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
-    for (int m = 0; m < n; m++) {
-        for (int d = 0; d < 3; d++) buf[width * m + d] = x[MD_VEC * list[m] + d] + shift[d];
-        if (width == 4) buf[4 * m + 3] = a->type[list[m]];
+    hp_omp_idle_begin(idle);
+#pragma omp parallel if (n > PARALLEL_MIN)
+    {
+        hp_omp_idle_enter(idle);
+#pragma omp for schedule(static) nowait
+        for (int m = 0; m < n; m++) {
+            for (int d = 0; d < 3; d++) buf[width * m + d] = x[MD_VEC * list[m] + d] + shift[d];
+            if (width == 4) buf[4 * m + 3] = a->type[list[m]];
+        }
+        hp_omp_idle_done(idle);
     }
+    hp_omp_idle_end(idle);
 }
 
-static void unpack_positions(md_atoms *a, const double *restrict buf, int first, int n, int width)
+static void unpack_positions(md_atoms *a, const double *restrict buf, int first, int n, int width,
+                             hp_omp_idle *idle)
 {
     double *restrict x = a->x + MD_VEC * (size_t)first;
     int *restrict type = a->type + first;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
-    for (int m = 0; m < n; m++) {
-        for (int d = 0; d < 3; d++) x[MD_VEC * m + d] = buf[width * m + d];
-        x[MD_VEC * m + 3] = 0.0;
-        if (width == 4) type[m] = (int)buf[4 * m + 3];
+    hp_omp_idle_begin(idle);
+#pragma omp parallel if (n > PARALLEL_MIN)
+    {
+        hp_omp_idle_enter(idle);
+#pragma omp for schedule(static) nowait
+        for (int m = 0; m < n; m++) {
+            for (int d = 0; d < 3; d++) x[MD_VEC * m + d] = buf[width * m + d];
+            x[MD_VEC * m + 3] = 0.0;
+            if (width == 4) type[m] = (int)buf[4 * m + 3];
+        }
+        hp_omp_idle_done(idle);
     }
+    hp_omp_idle_end(idle);
 }
 
 /* Atoms among the first n (owned atoms and ghosts of earlier phases) within the ghost cut of the
@@ -88,13 +103,13 @@ void md_halo_select(const md_atoms *a, md_halo *h, const hp_decomp *d, int dim, 
     }
 }
 
-void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, int width)
+void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, int width, hp_omp_idle *idle)
 {
     int first = a->nlocal + a->nghost;
     md_atoms_reserve(a, first + m);
     if (width == 3)
         for (int i = first; i < first + m; i++) a->type[i] = 1;
-    unpack_positions(a, buf, first, m, width);
+    unpack_positions(a, buf, first, m, width, idle);
     h->recv_first[k] = first;
     h->recv_count[k] = m;
     a->nghost += m;
@@ -111,11 +126,11 @@ void md_halo_build(md_sim *s)
         md_halo_select(a, h, d, dim, s->ghost_cut);
         for (int side = 0; side < 2; side++) {
             int k = 2 * dim + side;
-            md_halo_pack(a, h, k, width);
+            md_halo_pack(a, h, k, width, &s->omp);
             size_t bytes = hp_sendrecv_grow(&s->comm, h->sendbuf, (size_t)width * h->send_count[k] * sizeof(double),
                                             d->neighbor[dim][side], &h->recvbuf, &h->recvcap,
                                             d->neighbor[dim][1 - side], k, d->cart);
-            md_halo_receive(a, h, k, h->recvbuf, (int)(bytes / (width * sizeof(double))), width);
+            md_halo_receive(a, h, k, h->recvbuf, (int)(bytes / (width * sizeof(double))), width, &s->omp);
             h->messages++;
         }
     }
@@ -129,11 +144,11 @@ void md_halo_update(md_sim *s)
     const hp_decomp *d = &s->decomp;
     for (int k = 0; k < MD_DIRECTIONS; k++) {
         const int dim = k / 2, side = k % 2;
-        md_halo_pack(a, h, k, 3);
+        md_halo_pack(a, h, k, 3, &s->omp);
         h->recvbuf = md_grow(h->recvbuf, &h->recvcap, 3 * (size_t)h->recv_count[k] * sizeof(double));
         hp_sendrecv(&s->comm, h->sendbuf, 3 * h->send_count[k], MPI_DOUBLE, d->neighbor[dim][side], h->recvbuf,
                     3 * h->recv_count[k], d->neighbor[dim][1 - side], k, d->cart);
-        unpack_positions(a, h->recvbuf, h->recv_first[k], h->recv_count[k], 3);
+        unpack_positions(a, h->recvbuf, h->recv_first[k], h->recv_count[k], 3, &s->omp);
         h->messages++;
     }
     h->exchanges++;
@@ -148,8 +163,15 @@ void md_halo_forward(md_sim *s, double *values)
         const int *restrict list = h->send[k];
         h->sendbuf = md_grow(h->sendbuf, &h->sendcap, (size_t)n * sizeof(double));
         double *restrict buf = h->sendbuf;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
-        for (int m = 0; m < n; m++) buf[m] = values[list[m]];
+        hp_omp_idle_begin(&s->omp);
+#pragma omp parallel if (n > PARALLEL_MIN)
+        {
+            hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+            for (int m = 0; m < n; m++) buf[m] = values[list[m]];
+            hp_omp_idle_done(&s->omp);
+        }
+        hp_omp_idle_end(&s->omp);
         /* received straight into place: the ghosts of direction k are contiguous */
         hp_sendrecv(&s->comm, buf, n, MPI_DOUBLE, d->neighbor[dim][side], values + h->recv_first[k],
                     h->recv_count[k], d->neighbor[dim][1 - side], MD_DIRECTIONS * 3 + k, d->cart);
@@ -167,16 +189,30 @@ void md_halo_reverse(md_sim *s, double *values, int stride, int width)
         h->recvbuf = md_grow(h->recvbuf, &h->recvcap, (size_t)width * back * sizeof(double));
         double *restrict out = h->sendbuf;
         const double *restrict in = h->recvbuf;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_MIN)
-        for (int m = 0; m < n; m++)
-            for (int c = 0; c < width; c++) out[width * m + c] = ghosts[(size_t)stride * m + c];
+        hp_omp_idle_begin(&s->omp);
+#pragma omp parallel if (n > PARALLEL_MIN)
+        {
+            hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+            for (int m = 0; m < n; m++)
+                for (int c = 0; c < width; c++) out[width * m + c] = ghosts[(size_t)stride * m + c];
+            hp_omp_idle_done(&s->omp);
+        }
+        hp_omp_idle_end(&s->omp);
         hp_sendrecv(&s->comm, out, width * n, MPI_DOUBLE, d->neighbor[dim][1 - side], h->recvbuf, width * back,
                     d->neighbor[dim][side], MD_DIRECTIONS * 4 + k, d->cart);
         const int *restrict list = h->send[k];
         /* each atom is at most once in a direction's list, so the additions do not collide */
-#pragma omp parallel for schedule(static) if (back > PARALLEL_MIN)
-        for (int m = 0; m < back; m++)
-            for (int c = 0; c < width; c++) values[(size_t)stride * list[m] + c] += in[width * m + c];
+        hp_omp_idle_begin(&s->omp);
+#pragma omp parallel if (back > PARALLEL_MIN)
+        {
+            hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+            for (int m = 0; m < back; m++)
+                for (int c = 0; c < width; c++) values[(size_t)stride * list[m] + c] += in[width * m + c];
+            hp_omp_idle_done(&s->omp);
+        }
+        hp_omp_idle_end(&s->omp);
     }
 }
 

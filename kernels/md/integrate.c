@@ -22,20 +22,34 @@ static void advance(md_sim *s, int drift)
     if (s->species.ntypes == 1) {
         const double h = dtf[1];
         const long n = (long)MD_VEC * a->nlocal;
-#pragma omp parallel for simd schedule(static)
-        for (long k = 0; k < n; k++) {
-            v[k] += h * f[k];
-            if (drift) x[k] += dt * v[k]; /* loop-invariant: -O3 unswitches it */
+        hp_omp_idle_begin(&s->omp);
+#pragma omp parallel
+        {
+            hp_omp_idle_enter(&s->omp);
+#pragma omp for simd schedule(static) nowait
+            for (long k = 0; k < n; k++) {
+                v[k] += h * f[k];
+                if (drift) x[k] += dt * v[k]; /* loop-invariant: -O3 unswitches it */
+            }
+            hp_omp_idle_done(&s->omp);
         }
+        hp_omp_idle_end(&s->omp);
         return;
     }
     const int *restrict type = a->type;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < a->nlocal; i++)
-        for (int d = 0; d < MD_VEC; d++) {
-            v[MD_VEC * i + d] += dtf[type[i]] * f[MD_VEC * i + d];
-            if (drift) x[MD_VEC * i + d] += dt * v[MD_VEC * i + d];
-        }
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < a->nlocal; i++)
+            for (int d = 0; d < MD_VEC; d++) {
+                v[MD_VEC * i + d] += dtf[type[i]] * f[MD_VEC * i + d];
+                if (drift) x[MD_VEC * i + d] += dt * v[MD_VEC * i + d];
+            }
+        hp_omp_idle_done(&s->omp);
+    }
+    hp_omp_idle_end(&s->omp);
 }
 
 void md_initial_integrate(md_sim *s) { advance(s, 1); }

@@ -92,22 +92,26 @@ static inline __attribute__((always_inline)) void atom_forces_plain(const pair_i
 
 /* The parallel loop is written out once per specialisation because OpenMP outlines a parallel
  * region before constants are propagated into it: a shared function taking the form as an
- * argument would test it inside the inner loop and lose vectorisation. */
+ * argument would test it inside the inner loop and lose vectorisation. Each thread's share is timed
+ * (hp_omp_idle.h); pair_forces times the region around it. */
 #define PAIR_LOOP(atom_forces, form, want_energy)                                                                      \
-    _Pragma("omp parallel for schedule(static) reduction(+ : epot, virial)") for (int i = 0; i < in.nlocal; i++)       \
-        atom_forces(&in, i, form, want_energy, &epot, &virial)
+    _Pragma("omp parallel reduction(+ : epot, virial)")                                                                \
+    {                                                                                                                  \
+        hp_omp_idle_enter(&s->omp);                                                                                    \
+        _Pragma("omp for schedule(static) nowait") for (int i = 0; i < in.nlocal; i++)                                 \
+            atom_forces(&in, i, form, want_energy, &epot, &virial);                                                    \
+        hp_omp_idle_done(&s->omp);                                                                                     \
+    }
 
 #define SPECIALISE(atom_forces)                                                                                        \
-    if (form == LJ_CUT) {                                                                                              \
-        if (want_energy)                                                                                               \
-            PAIR_LOOP(atom_forces, LJ_CUT, 1);                                                                         \
-        else                                                                                                           \
-            PAIR_LOOP(atom_forces, LJ_CUT, 0);                                                                         \
+    if (form == LJ_CUT && want_energy) {                                                                               \
+        PAIR_LOOP(atom_forces, LJ_CUT, 1)                                                                              \
+    } else if (form == LJ_CUT) {                                                                                       \
+        PAIR_LOOP(atom_forces, LJ_CUT, 0)                                                                              \
+    } else if (want_energy) {                                                                                          \
+        PAIR_LOOP(atom_forces, LJ_SF, 1)                                                                               \
     } else {                                                                                                           \
-        if (want_energy)                                                                                               \
-            PAIR_LOOP(atom_forces, LJ_SF, 1);                                                                          \
-        else                                                                                                           \
-            PAIR_LOOP(atom_forces, LJ_SF, 0);                                                                          \
+        PAIR_LOOP(atom_forces, LJ_SF, 0)                                                                               \
     }
 
 int md_force_has_avx512(void)
@@ -135,6 +139,7 @@ static void pair_forces(md_sim *s, const lj_form form, int want_energy)
                             .e_cut = r6c * (4.0 * r6c - 4.0),
                             .f_cut = rcinv * r6c * (48.0 * r6c - 24.0)};
     double epot = 0.0, virial = 0.0;
+    hp_omp_idle_begin(&s->omp);
 #ifdef __AVX512F__
     if (s->p.pair_kernel == MD_PAIR_AVX512) {
         SPECIALISE(atom_forces_avx512)
@@ -143,6 +148,7 @@ static void pair_forces(md_sim *s, const lj_form form, int want_energy)
     {
         SPECIALISE(atom_forces_plain)
     }
+    hp_omp_idle_end(&s->omp);
     if (want_energy) {
         s->epot = epot;
         s->virial = virial;

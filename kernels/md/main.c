@@ -120,6 +120,7 @@ static double run_loop(md_sim *s)
     hp_timers *t = &s->timers;
     hp_timers_init(t, !p->no_timers);
     md_regions_add(t, s->p.potential);
+    s->omp.enabled = t->enabled && !p->no_thread_times;
     s->halo.exchanges = s->halo.messages = 0;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
@@ -148,6 +149,7 @@ static double run_loop(md_sim *s)
         }
     }
     const double seconds = hp_now() - start;
+    s->omp.enabled = 0;
     hp_comm_count(&s->comm, 0);
     /* "total" is always known; "other" is what no region claims (loop overhead, thermo printing). */
     double claimed = 0.0;
@@ -182,6 +184,7 @@ static int simulate(md_sim *s, hp_run *run)
     s->rank = run->rank;
     s->nranks = run->ranks;
     s->threads = run->threads;
+    hp_omp_idle_init(&s->omp);
     if (s->p.potential->load && s->p.potential->load(s, err, sizeof err)) return EXIT_BAD_INPUT;
     s->ghost_cut = s->p.cutoff + s->p.skin;
     if (s->p.check_decomposition.n) return md_check_decomposition(s, err, sizeof err) ? EXIT_BAD_INPUT : EXIT_SUCCESS;
@@ -214,6 +217,7 @@ static int simulate(md_sim *s, hp_run *run)
     int passed = md_results_pass(&r);
     hp_bcast(&s->comm, &passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(r.halo_sizes);
+    free(r.openmp_idle);
     hp_rank_times_free(&r.times);
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
@@ -241,6 +245,7 @@ int main(int argc, char **argv)
     md_halo_free(&s->halo);
     md_neighbor_free(&s->nl);
     md_atoms_free(&s->atoms);
+    hp_omp_idle_free(&s->omp);
     if (s->potential_state) s->p.potential->unload(s->potential_state);
     free(s->thermo);
     hp_decomp_free(&s->decomp);

@@ -17,6 +17,7 @@
 #include "hp_comm.h"
 #include "hp_decomp.h"
 #include "hp_json.h"
+#include "hp_omp_idle.h"
 #include "hp_report.h"
 #include "hp_run.h"
 #include "hp_timer.h"
@@ -45,7 +46,7 @@ typedef enum { MD_PAIR_PLAIN, MD_PAIR_AVX512 } md_pair_kernel;
 typedef struct {
     int size; /* -s: unit cells per side */
     double density, lattice_constant, temperature, cutoff, skin, dt, drift_tolerance;
-    int steps, neigh_every, thermo, seed, no_timers;
+    int steps, neigh_every, thermo, seed, no_timers, no_thread_times;
     int grid[3];
     const char *potential_name, *pair_kernel_name, *lattice_name, *potential_file;
     hp_list elements; /* --elements: the potential file's entry for atom types 1, 2, ... */
@@ -156,7 +157,7 @@ typedef struct {
 } md_copies;
 void md_copies_prepare(md_copies *c, size_t length);
 double *md_copies_mine(md_copies *c, double *array);
-void md_copies_sum(const md_copies *c, double *array);
+void md_copies_sum(const md_copies *c, double *array, hp_omp_idle *idle);
 void md_copies_free(md_copies *c);
 
 typedef struct {
@@ -175,6 +176,7 @@ typedef struct {
     md_neighbor nl;
     hp_comm comm;
     hp_timers timers;
+    hp_omp_idle omp;       /* the threads' idle time in parallel regions: timed in the loop only */
     double epot, virial;   /* local sums from the last force call that computed energy */
     long long misplaced;   /* atoms received by migration that do not belong here */
     long long steps_done;  /* less than p.steps when the run stopped because atoms were lost */
@@ -305,8 +307,8 @@ void md_halo_build(md_sim *s);
  * already received), their positions packed (shifted across the periodic boundary) into h->sendbuf for
  * direction k, and m positions received from direction k appended as ghosts. */
 void md_halo_select(const md_atoms *a, md_halo *h, const hp_decomp *d, int dim, double cut);
-void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width);
-void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, int width);
+void md_halo_pack(const md_atoms *a, md_halo *h, int k, int width, hp_omp_idle *idle);
+void md_halo_receive(md_atoms *a, md_halo *h, int k, const double *buf, int m, int width, hp_omp_idle *idle);
 void md_halo_update(md_sim *s);
 /* One double per atom (owned atoms' values) sent to the ghosts along the halo's own routes. */
 void md_halo_forward(md_sim *s, double *values);
@@ -349,6 +351,7 @@ typedef struct {
     hp_stat halo_messages_per_exchange;
     int *halo_sizes; /* rank 0: 6 per rank, atoms per message at the last halo build */
     hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
+    double *openmp_idle; /* rank 0, when the threads were timed: 4 per rank (hp_omp_idle_gather) */
     double mean_neighbors;
 } md_results;
 void md_collect_results(md_sim *s, md_results *out); /* collective */

@@ -74,13 +74,18 @@ static inline __attribute__((always_inline)) int build_one(const md_neighbor *re
 }
 
 /* Builds every owned atom's list; returns the longest. One loop per form, for the reason given
- * above PAIR_LOOP in lj.c (OpenMP outlines before constants propagate). */
+ * above PAIR_LOOP in lj.c (OpenMP outlines before constants propagate); timed as PAIR_LOOP is. */
 #define BUILD_LISTS(use_avx512)                                                                                        \
-    _Pragma("omp parallel for schedule(static) reduction(max : longest)") for (int i = 0; i < nlocal; i++)             \
+    _Pragma("omp parallel reduction(max : longest)")                                                                   \
     {                                                                                                                  \
-        int len = build_one(n, a, i, n->neigh + (size_t)i * n->list_stride, use_avx512);                               \
-        n->numneigh[i] = len;                                                                                          \
-        if (len > longest) longest = len;                                                                              \
+        hp_omp_idle_enter(&s->omp);                                                                                    \
+        _Pragma("omp for schedule(static) nowait") for (int i = 0; i < nlocal; i++)                                    \
+        {                                                                                                              \
+            int len = build_one(n, a, i, n->neigh + (size_t)i * n->list_stride, use_avx512);                           \
+            n->numneigh[i] = len;                                                                                      \
+            if (len > longest) longest = len;                                                                          \
+        }                                                                                                              \
+        hp_omp_idle_done(&s->omp);                                                                                     \
     }
 
 /* A dummy atom after the ghosts, so far away that it never interacts; it pads the lists. */
@@ -103,14 +108,21 @@ void md_neighbor_build(md_sim *s)
     const int total = a->nlocal + a->nghost, nlocal = a->nlocal;
     place_sentinel(a, n);
     md_cells_sort(s, total);
-#pragma omp parallel for schedule(static)
-    for (int m = 0; m < total; m++) {
-        const int i = n->perm[m];
-        n->bx[m] = a->x[MD_VEC * i];
-        n->by[m] = a->x[MD_VEC * i + 1];
-        n->bz[m] = a->x[MD_VEC * i + 2];
-        n->bidx[m] = i;
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int m = 0; m < total; m++) {
+            const int i = n->perm[m];
+            n->bx[m] = a->x[MD_VEC * i];
+            n->by[m] = a->x[MD_VEC * i + 1];
+            n->bz[m] = a->x[MD_VEC * i + 2];
+            n->bidx[m] = i;
+        }
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
     if (nlocal > n->list_atoms) {
         free(n->numneigh);
         n->numneigh = malloc(((size_t)nlocal + 16) * sizeof *n->numneigh);
@@ -124,7 +136,14 @@ void md_neighbor_build(md_sim *s)
             n->neigh = aligned_alloc(64, ((size_t)n->list_atoms * n->list_stride * sizeof(int) + 63) / 64 * 64);
         }
         int longest = 0;
-        if (s->p.pair_kernel == MD_PAIR_AVX512) BUILD_LISTS(1) else BUILD_LISTS(0) if (longest <= n->maxneigh) break;
+        hp_omp_idle_begin(&s->omp);
+        if (s->p.pair_kernel == MD_PAIR_AVX512) {
+            BUILD_LISTS(1)
+        } else {
+            BUILD_LISTS(0)
+        }
+        hp_omp_idle_end(&s->omp);
+        if (longest <= n->maxneigh) break;
         n->maxneigh = longest + longest / 8 + 8;
     }
     n->builds++;

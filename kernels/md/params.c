@@ -78,6 +78,9 @@ int md_params_table(md_params *p, hp_arg *args)
          .choices = "auto|plain|avx512"},
         {HP_OPTION("no-timers", 0, HP_ARG_FLAG, &p->no_timers, NULL,
                    "disable region and communication timers (to measure their overhead)")},
+        {HP_OPTION("no-thread-times", 0, HP_ARG_FLAG, &p->no_thread_times, NULL,
+                   "do not time each thread's share of the parallel regions (the profile's openmp_idle; to "
+                   "measure that overhead)")},
         {HP_OPTION("check-decomposition", 0, HP_ARG_LIST, &p->check_decomposition, "R,...",
                    "print as JSON the rank grid a run on each rank count would use and whether it is "
                    "accepted; run nothing")},

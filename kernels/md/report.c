@@ -41,6 +41,7 @@ void md_collect_results(md_sim *s, md_results *out)
 
     out->nregions = hp_reduce_regions(&s->comm, &s->timers, comm, out->regions);
     hp_gather_loop_times(&s->comm, &s->timers, comm, &out->times);
+    out->openmp_idle = s->timers.enabled && !s->p.no_thread_times ? hp_omp_idle_gather(&s->comm, &s->omp, comm) : NULL;
     hp_reduce_comm(&s->comm, comm, out->comm);
     const md_halo *h = &s->halo;
     out->halo_messages_per_exchange =
@@ -160,6 +161,7 @@ static void profile_members(hp_json *j, const void *context)
     md_region_groups_json(j, s->p.potential);
     hp_json_comm(j, r->comm);
     hp_json_rank_times(j, &r->times);
+    if (r->openmp_idle) hp_json_omp_idle(j, r->openmp_idle, s->nranks);
     md_json(j, s, r);
 }
 

@@ -375,15 +375,19 @@ static void force(md_sim *s, int want_energy)
     md_atoms *a = &s->atoms;
     md_copies_prepare(&t->forces, (size_t)(a->nlocal + a->nghost) * MD_VEC);
     double energy = 0.0, virial = 0.0;
+    hp_omp_idle_begin(&s->omp);
 #pragma omp parallel reduction(+ : energy, virial)
     {
+        hp_omp_idle_enter(&s->omp);
         double *f = md_copies_mine(&t->forces, a->f);
         bond_sums sums = {0.0, 0.0};
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int i = 0; i < a->nlocal; i++) atom_bonds(s, t, i, f, want_energy, &sums);
         energy += sums.energy;
         virial += sums.virial;
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
     if (want_energy) {
         s->epot = energy;
         s->virial = virial;
@@ -393,7 +397,7 @@ static void force(md_sim *s, int want_energy)
 static void reduce(md_sim *s, int want_energy)
 {
     (void)want_energy; /* a sum of forces, whatever the step */
-    md_copies_sum(&tersoff_of(s)->forces, s->atoms.f);
+    md_copies_sum(&tersoff_of(s)->forces, s->atoms.f, &s->omp);
 }
 
 /* A .tersoff file names no lattice (an eam/fs file does): a run from a lattice must say which. */

@@ -12,20 +12,27 @@ int md_is_thermo_step(const md_params *p, long long step)
 
 /* Owned atoms whose position is not finite or lies beyond the ghost cut outside the brick: such an
  * atom is no longer seen by its neighbours, so the dynamics are wrong from here on. */
-static double lost_atoms(const md_sim *s)
+static double lost_atoms(md_sim *s)
 {
     const md_atoms *a = &s->atoms;
     const double *lo = s->decomp.lo, *hi = s->decomp.hi, cut = s->ghost_cut;
     double lost = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : lost)
-    for (int i = 0; i < a->nlocal; i++) {
-        int ok = 1;
-        for (int d = 0; d < 3; d++) {
-            const double x = a->x[MD_VEC * i + d];
-            ok &= x >= lo[d] - cut && x < hi[d] + cut; /* false for NaN too */
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel reduction(+ : lost)
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < a->nlocal; i++) {
+            int ok = 1;
+            for (int d = 0; d < 3; d++) {
+                const double x = a->x[MD_VEC * i + d];
+                ok &= x >= lo[d] - cut && x < hi[d] + cut; /* false for NaN too */
+            }
+            lost += !ok;
         }
-        lost += !ok;
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
     return lost;
 }
 
@@ -35,11 +42,18 @@ void md_thermo_compute(md_sim *s, long long step, md_thermo_row *row)
     const double *mass = s->species.mass;
     const int *type = a->type;
     double mv2 = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : mv2)
-    for (int i = 0; i < a->nlocal; i++) {
-        const double *v = a->v + MD_VEC * (size_t)i;
-        mv2 += mass[type[i]] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    hp_omp_idle_begin(&s->omp);
+#pragma omp parallel reduction(+ : mv2)
+    {
+        hp_omp_idle_enter(&s->omp);
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < a->nlocal; i++) {
+            const double *v = a->v + MD_VEC * (size_t)i;
+            mv2 += mass[type[i]] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        }
+        hp_omp_idle_done(&s->omp);
     }
+    hp_omp_idle_end(&s->omp);
     double local[4] = {mv2, s->epot, s->virial, lost_atoms(s)}, global[4];
     hp_allreduce(&s->comm, local, global, 4, MPI_DOUBLE, MPI_SUM, s->decomp.cart);
     const md_units *u = s->p.units;

@@ -18,9 +18,9 @@ is the time outside MPI (POP's useful time of the MPI model); T = max E_i. Then
   scheduling = (A − I) / (A − I_ser − I_lb). With M = 1 no thread is ever idle: each is 1.
 
 What a run does not carry gives None and the reason, never a guess: OpenMP load balance and scheduling need each
-thread's busy time inside parallel regions, which the MPI library's OMPT tool measures for an app on an OMPT runtime
-(`openmp_idle`) and no kernel records; serialization needs the time in parallel regions (the same tool's); hardware
-counters are not read by any run yet. A run replayed from its traces on an ideal network (simulate.app_replay) also
+thread's busy time inside parallel regions, and serialization the time in them (`openmp_idle`), which the md kernel
+records in its loop and the MPI library's OMPT tool for an app on an OMPT runtime; the other kernels do not record
+them; hardware counters are not read by any run yet. A run replayed from its traces on an ideal network (simulate.app_replay) also
 has POP's split of communication efficiency: serialization = max O / T_ideal, transfer = T_ideal / T.
 """
 
@@ -47,8 +47,10 @@ NAMES = {
     "openmp_serialization_efficiency": "OpenMP serialization efficiency", "ipc": "IPC",
     "mpi_serialization_efficiency": "MPI serialization efficiency", "mpi_transfer_efficiency": "MPI transfer efficiency",
 }
-NO_THREAD_TIMES = ("the kernels do not record each thread's busy time inside their parallel regions (the MPI "
+NO_THREAD_TIMES = ("the kernel does not record each thread's busy time inside its parallel regions (md does; the MPI "
                    "library's OMPT tool does, for a program on an OpenMP runtime with OMPT)")
+NO_KERNEL_REGIONS = "the kernel does not record how long each rank spends in parallel regions (md does)"
+UNTIMED_MD = "the md run did not time its threads (it ran with --no-timers or --no-thread-times)"
 NO_REPLAY = ("the run's traces were not replayed on an ideal network (an app study run with `trace: true`, then "
              "hybridperf simulate SPEC --cluster NAME: docs/simulation.md)")
 NO_COUNTERS = "no run reads hardware counters yet (perf_event or PAPI): IPC and instruction scalability are unavailable"
@@ -180,21 +182,32 @@ def rank_times(profile: dict[str, Any]) -> RankTimes | None:
 
 
 def openmp(profile: dict[str, Any]) -> OpenMP:
-    """The run's OpenMP side: its threads, and the time its ranks spent in OMPT's parallel regions when an app's
-    OpenMP tool recorded them (summed over ranks: each region's mean over ranks × ranks)."""
+    """The run's OpenMP side: its threads, and its ranks' time in parallel regions and its threads' idle time in
+    them (`openmp_idle`) where the md kernel or an app's OpenMP tool recorded them; an app's OMPT regions' times
+    alone where its tool could not split them (summed over ranks: each region's mean over ranks × ranks)."""
     threads = int(profile["run"]["threads_per_rank"])
+    idle = profile.get("openmp_idle")
     if profile["kernel"] != "app":
-        return OpenMP(threads, no_regions="the kernel does not record how long each rank spends in parallel regions")
+        if idle is not None:
+            return split_idle(threads, idle)
+        if profile["kernel"] == "md":
+            return OpenMP(threads, no_regions=UNTIMED_MD, no_split=UNTIMED_MD)
+        return OpenMP(threads, no_regions=NO_KERNEL_REGIONS)
     if (profile.get("app") or {}).get("openmp_tool") != "ompt":
         why = ("the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; LLVM's libomp has), so its "
                "parallel regions were not timed")
         return OpenMP(threads, no_regions=why, no_split=why)
-    idle = profile.get("openmp_idle")
     if idle is None:
         ranks = int(profile["run"]["ranks"])
         seconds = sum(r["time"]["avg"] for name, r in profile["regions"].items() if name.startswith("omp_"))
         return OpenMP(threads, in_regions=ranks * seconds, no_split="the OMPT runtime did not report its threads' "
                                                                     "implicit tasks and barrier waits")
+    return split_idle(threads, idle)
+
+
+def split_idle(threads: int, idle: dict[str, list[float]]) -> OpenMP:
+    """A profile's `openmp_idle` (per rank: seconds in regions, load imbalance, scheduling, executions not split),
+    summed over the ranks."""
     if sum(idle["unsplit_regions"]):
         return OpenMP(threads, in_regions=sum(idle["regions"]),
                       no_split=f"{sum(idle['unsplit_regions']):g} parallel region executions had a thread whose busy "

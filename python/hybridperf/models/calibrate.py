@@ -37,8 +37,8 @@ import numpy as np
 from hybridperf.models.split import Cluster, log2_scaled, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
 
 BANDWIDTH_BOUND = {"spmv"}
-HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers", "plan",
-                 "plan_ranks_per_node", "plan_threads"}
+HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers", "no_thread_times",
+                 "plan", "plan_ranks_per_node", "plan_threads"}
 FILE = "_file"  # where the reader of a results directory notes a profile's file, for warnings to name the run
 # A figure measured by one run has no spread of its own; on the shared machines this is built on one run in six
 # or so is 10-50% slow (analysis.race), so one run is taken to be good to about 10%, and marked assumed.

@@ -1,0 +1,57 @@
+/* The threads' idle time in parallel regions; see hp_omp_idle.h. */
+#include "hp_omp_idle.h"
+
+#include <stdlib.h>
+
+void hp_omp_idle_init(hp_omp_idle *o)
+{
+    *o = (hp_omp_idle){0};
+    o->slot = aligned_alloc(64, (size_t)omp_get_max_threads() * sizeof *o->slot);
+}
+
+void hp_omp_idle_free(hp_omp_idle *o)
+{
+    free(o->slot);
+    o->slot = NULL;
+}
+
+void hp_omp_idle_end(hp_omp_idle *o)
+{
+    if (o->enabled) hp_omp_idle_add(o, hp_now() - o->started);
+}
+
+void hp_omp_idle_add(hp_omp_idle *o, double seconds)
+{
+    double sum = 0.0, slowest = 0.0;
+    for (int k = 0; k < o->team; k++) {
+        sum += o->slot[k].busy;
+        if (o->slot[k].busy > slowest) slowest = o->slot[k].busy;
+    }
+    const double mean = sum / o->team;
+    o->regions += seconds;
+    o->imbalance += slowest > mean ? slowest - mean : 0.0; /* one thread: exactly 0 */
+    o->scheduling += seconds > slowest ? seconds - slowest : 0.0;
+}
+
+double *hp_omp_idle_gather(hp_comm *c, const hp_omp_idle *o, MPI_Comm comm)
+{
+    int rank, ranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    const double mine[4] = {o->regions, o->imbalance, o->scheduling, 0.0};
+    double *all = rank == 0 ? malloc(4 * (size_t)ranks * sizeof *all) : NULL;
+    hp_gather(c, mine, 4, MPI_DOUBLE, all, 0, comm);
+    return all;
+}
+
+void hp_json_omp_idle(hp_json *j, const double *per_rank, int ranks)
+{
+    static const char *const keys[] = {"regions", "load_imbalance", "scheduling", "unsplit_regions"};
+    hp_json_object_begin(j, "openmp_idle");
+    for (int k = 0; k < 4; k++) {
+        hp_json_array_begin(j, keys[k]);
+        for (int r = 0; r < ranks; r++) hp_json_real(j, NULL, per_rank[4 * r + k]);
+        hp_json_array_end(j);
+    }
+    hp_json_object_end(j);
+}

@@ -11,14 +11,13 @@ trace files and run SimGrid."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 from hybridperf import cluster
 from hybridperf.simulate.replay import replay
-from hybridperf.simulate.traces import FLOPS
+from hybridperf.simulate.traces import FLOPS, OnDemand
 
 IDEAL = "ideal"  # the network of no latency and no bandwidth limit
 _COMPUTE = re.compile(r"^(\d+) compute ([0-9.eE+-]+)$", re.MULTILINE)
@@ -66,7 +65,7 @@ def compute_seconds(text: str) -> float:
     return sum(float(m[2]) for m in _COMPUTE.finditer(text)) / FLOPS
 
 
-class RankFiles(Sequence[str]):
+class RankFiles(OnDemand):
     """The ranks' traces, each read (and scaled) when the replayer asks for it."""
 
     def __init__(self, files: list[Path], speed: float = 1.0):
@@ -75,15 +74,7 @@ class RankFiles(Sequence[str]):
     def __len__(self) -> int:
         return len(self.files)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def make(self, index: int) -> str:
         return scaled(self.files[index].read_text(), self.speed)
 
 

@@ -80,16 +80,15 @@ def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement
     return "\n".join(lines) + "\n"
 
 
-class RankTraces(Sequence[str]):
-    """rank_trace of each of the plan's ranks, made when it is asked for (a replayer iterates once, writing each
-    to its file): the same texts as a list of them, without holding them all."""
-
-    def __init__(self, plan: Plan, model: ComputeModel, split: Placement, omit: frozenset[str] = frozenset(),
-                 padding: int = 0):
-        self.plan, self.model, self.split, self.omit, self.padding = plan, model, split, omit, padding
+class OnDemand(Sequence[str]):
+    """Ranks' traces made when each is asked for (a replayer iterates once, writing each to its file): the same
+    texts as a list of them, without holding them all. A subclass says how many there are and makes one."""
 
     def __len__(self) -> int:
-        return len(self.plan.ranks_plan)
+        raise NotImplementedError
+
+    def make(self, index: int) -> str:
+        raise NotImplementedError
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -100,4 +99,20 @@ class RankTraces(Sequence[str]):
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return self.make(index % len(self))
+
+
+class RankTraces(OnDemand):
+    """rank_trace of each of the plan's ranks, on demand."""
+
+    def __init__(self, plan: Plan, model: ComputeModel, split: Placement, omit: frozenset[str] = frozenset(),
+                 padding: int = 0):
+        self.plan, self.model, self.split, self.omit, self.padding = plan, model, split, omit, padding
+
+    def __len__(self) -> int:
+        return len(self.plan.ranks_plan)
+
+    def make(self, index: int) -> str:
         return rank_trace(self.plan, self.plan.ranks_plan[index], self.model, self.split, self.omit, self.padding)

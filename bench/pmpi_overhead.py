@@ -4,8 +4,9 @@
 Debian's LAMMPS (`lmp`, Open MPI) runs in.lj -- lj/cut, fcc at density 0.8442, 32,000 atoms, 100 steps (the input
 of bench/md_vs_lammps.py) -- at 2 ranks x 1 thread, launched by hybridperf's own launcher, once plain and once with
 the library preloaded and writing its profile; the two cases run in random order in every round. The figure is
-LAMMPS's own loop time with the library over without it, per round (the two runs of a round are neighbours in time,
-so the machine's drift cancels), against the target overhead <= 1% (bench/references.yaml). The library's counts
+LAMMPS's own loop time with the library over without it, per round (the runs of a round are neighbours in time,
+so the machine's drift cancels), against the target overhead <= 1% (bench/references.yaml); and a third case, the
+library also writing the run's traces (HYBRIDPERF_MPI_TRACE, docs/pmpi.md#traces), over counting only, <= 2%. The library's counts
 of the last run are kept as a note, to show it counted. Timings mean something only on an otherwise idle machine;
 this is a benchmark, not a test.
 
@@ -51,9 +52,16 @@ def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
     if not plain or not counted:
         return []
     ratios = [w / p for w, p in zip(counted, plain)]
-    return [common.Row(f"LAMMPS in.lj, {4 * SIZE**3:,} atoms, {RANKS}x{THREADS}: loop time with the library / without "
+    rows = [common.Row(f"LAMMPS in.lj, {4 * SIZE**3:,} atoms, {RANKS}x{THREADS}: loop time with the library / without "
                        "(per round)", f"{statistics.median(counted):.3f} s", f"{statistics.median(plain):.3f} s",
                        judge_samples(ratios, bands["overhead"]))]
+    traced = common.pooled(runs, "traced")  # run files from before traces existed have none
+    if traced:
+        rows.append(common.Row(f"LAMMPS in.lj, {4 * SIZE**3:,} atoms, {RANKS}x{THREADS}: loop time with the library "
+                               "writing traces (HYBRIDPERF_MPI_TRACE) / counting only (per round)",
+                               f"{statistics.median(traced):.3f} s", f"{statistics.median(counted):.3f} s",
+                               judge_samples([t / c for t, c in zip(traced, counted)], bands["trace_overhead"])))
+    return rows
 
 
 def main() -> None:
@@ -73,7 +81,8 @@ def main() -> None:
         script = work / "in.lj"
         script.write_text(LAMMPS_INPUT.format(n=SIZE, steps=STEPS))
         counts = work / "counts.json"
-        cases = {"without": {}, "with": {"LD_PRELOAD": str(library.path), "HYBRIDPERF_MPI_PROFILE": str(counts)}}
+        counting = {"LD_PRELOAD": str(library.path), "HYBRIDPERF_MPI_PROFILE": str(counts)}
+        cases = {"without": {}, "with": counting, "traced": {**counting, "HYBRIDPERF_MPI_TRACE": str(work / "trace")}}
         for _, order in run.rounds(list(cases)):
             for name in order:
                 run.add(name, loop_seconds(lmp, script, cores, work, cases[name]))

@@ -43,15 +43,3 @@ double *hp_omp_idle_gather(hp_comm *c, const hp_omp_idle *o, MPI_Comm comm)
     hp_gather(c, mine, 4, MPI_DOUBLE, all, 0, comm);
     return all;
 }
-
-void hp_json_omp_idle(hp_json *j, const double *per_rank, int ranks)
-{
-    static const char *const keys[] = {"regions", "load_imbalance", "scheduling", "unsplit_regions"};
-    hp_json_object_begin(j, "openmp_idle");
-    for (int k = 0; k < 4; k++) {
-        hp_json_array_begin(j, keys[k]);
-        for (int r = 0; r < ranks; r++) hp_json_real(j, NULL, per_rank[4 * r + k]);
-        hp_json_array_end(j);
-    }
-    hp_json_object_end(j);
-}

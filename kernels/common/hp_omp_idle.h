@@ -24,7 +24,6 @@
 #include <omp.h>
 
 #include "hp_comm.h"
-#include "hp_json.h"
 #include "hp_timer.h"
 
 typedef struct {
@@ -71,8 +70,5 @@ void hp_omp_idle_add(hp_omp_idle *o, double seconds);
 /* Collective: every rank's (regions, load_imbalance, scheduling, unsplit executions = 0) on rank 0 of comm, in
  * out[4 * rank + k] (NULL elsewhere; the caller frees it). */
 double *hp_omp_idle_gather(hp_comm *c, const hp_omp_idle *o, MPI_Comm comm);
-/* "openmp_idle": {"regions": [per rank], "load_imbalance": [...], "scheduling": [...], "unsplit_regions": [...]},
- * the shape the MPI library's profile gives it (docs/profile-schema.md). */
-void hp_json_omp_idle(hp_json *j, const double *per_rank, int ranks);
 
 #endif

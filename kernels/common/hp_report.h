@@ -67,6 +67,10 @@ void hp_gather_rank_times(hp_comm *c, double elapsed, double mpi, MPI_Comm comm,
 /* Collective: as hp_gather_rank_times, elapsed the "total" region's time and mpi the counted time. */
 void hp_gather_loop_times(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_rank_times *out);
 void hp_rank_times_free(hp_rank_times *t);
+/* "openmp_idle": {"regions": [per rank], "load_imbalance": [...], "scheduling": [...], "unsplit_regions": [...]}
+ * from per_rank[4 * rank + k] in that order: what the kernels' thread timing (hp_omp_idle) and the MPI library's
+ * OMPT tool both give (docs/profile-schema.md). */
+void hp_json_omp_idle(hp_json *j, const double *per_rank, int ranks);
 
 /* Table of regions with min (rank) / avg / max (rank), % of `total` and imbalance. */
 void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total);

@@ -77,16 +77,7 @@ static void write_json(hp_json *j, const summary *s)
     hp_json_object_end(j);
     hp_json_object_end(j);
     hp_json_string(j, "openmp_tool", s->ompt ? "ompt" : "unavailable");
-    if (s->openmp) {
-        static const char *const keys[] = {"regions", "load_imbalance", "scheduling", "unsplit_regions"};
-        hp_json_object_begin(j, "openmp_idle");
-        for (int k = 0; k < 4; k++) {
-            hp_json_array_begin(j, keys[k]);
-            for (int r = 0; r < s->ranks; r++) hp_json_real(j, NULL, s->openmp[4 * r + k]);
-            hp_json_array_end(j);
-        }
-        hp_json_object_end(j);
-    }
+    if (s->openmp) hp_json_omp_idle(j, s->openmp, s->ranks);
     hp_json_object_begin(j, "regions");
     for (int k = 0; k < s->nregions; k++) {
         const hp_omp_region *r = &s->regions[k];

@@ -88,14 +88,24 @@ def test_missing_inputs_give_none_with_a_reason():
     assert "rank_times" in f.why["mpi_load_balance"] and "hardware counters" in f.why["ipc"]
     one_thread = pop.of_profile(profile_of(threads=1))
     assert all(one_thread.values[name] == 1.0 for name in pop.OMP_FACTORS)  # M = 1: no thread is ever idle
-    kernel = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]},
-                                       kernel="spmv"))
-    assert kernel.values["mpi_load_balance"] == 1.25 / 1.5  # outside MPI 1.5 and 1.0 s
-    assert kernel.values["openmp_serialization_efficiency"] is None and kernel.values["parallel_efficiency"] is None
-    assert "parallel regions" in kernel.why["openmp_serialization_efficiency"]
-    assert "busy time" in kernel.why["openmp_load_balance"]
-    untimed = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]}))
-    assert untimed.values["openmp_load_balance"] is None and "--no-thread-times" in untimed.why["openmp_load_balance"]
+
+
+@pytest.mark.parametrize("kernel", ["clomp", "stream", "ompbench", "mixbench"])
+def test_a_kernel_that_does_not_time_its_threads_has_its_mpi_factors_and_no_openmp_ones(kernel):
+    f = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]}, kernel=kernel))
+    assert f.values["mpi_load_balance"] == 1.25 / 1.5  # outside MPI 1.5 and 1.0 s
+    assert all(f.values[name] is None for name in (*pop.OMP_FACTORS, "parallel_efficiency"))
+    assert f.why["openmp_serialization_efficiency"] == pop.NO_KERNEL_REGIONS
+    assert f.why["openmp_load_balance"] == f.why["openmp_scheduling_efficiency"] == pop.NO_THREAD_TIMES
+
+
+@pytest.mark.parametrize("kernel", pop.THREAD_TIMED)
+def test_a_run_of_a_kernel_that_times_its_threads_but_did_not_names_the_flags(kernel):
+    untimed = pop.of_profile(profile_of(threads=2, rank_times={"elapsed": [2.0, 2.0], "mpi": [0.5, 1.0]},
+                                        kernel=kernel))
+    assert all(untimed.values[name] is None for name in pop.OMP_FACTORS)
+    assert untimed.why["openmp_load_balance"] == untimed.why["openmp_serialization_efficiency"] == \
+        f"the {kernel} run did not time its threads (it ran with --no-timers or --no-thread-times)"
 
 
 def test_an_md_run_that_timed_its_threads_gets_every_openmp_factor():

@@ -35,19 +35,21 @@ static void init_x(spmv_sim *s)
 static void run_calls(spmv_sim *s)
 {
     hp_timers *t = &s->timers;
+    s->omp.enabled = t->enabled && !s->p.no_thread_times;
     hp_comm_count(&s->comm, 1);
     const double start = hp_now();
     s->best_product_seconds = INFINITY;
     for (int call = 0; call < s->p.calls; call++) {
-        spmv_exchange(&s->comm, &s->h, s->x, s->m.rows, MPI_COMM_WORLD, t, R_PACK, R_EXCHANGE);
+        spmv_exchange(&s->comm, &s->h, s->x, s->m.rows, MPI_COMM_WORLD, t, R_PACK, R_EXCHANGE, &s->omp);
         const double before = t->region[R_PRODUCT].seconds;
         hp_timer_start(t, R_PRODUCT);
-        spmv_product(&s->m, s->x, s->y);
+        spmv_product(&s->m, s->x, s->y, &s->omp);
         hp_timer_stop(t, R_PRODUCT);
         s->best_product_seconds = fmin(s->best_product_seconds, t->region[R_PRODUCT].seconds - before);
     }
     t->region[R_TOTAL].seconds = hp_now() - start;
     t->region[R_TOTAL].calls = 1;
+    s->omp.enabled = 0;
     hp_comm_count(&s->comm, 0);
 }
 
@@ -81,6 +83,7 @@ static int simulate(spmv_sim *s, hp_run *run)
     spmv_assemble(&s->p, &s->g, &s->m, &s->h);
     init_x(s);
     hp_timers_init(&s->timers, !s->p.no_timers);
+    hp_omp_idle_init(&s->omp);
     for (size_t k = 0; k < sizeof region_names / sizeof *region_names; k++) hp_timer_add(&s->timers, region_names[k]);
     run_calls(s);
 
@@ -93,6 +96,7 @@ static int simulate(spmv_sim *s, hp_run *run)
         if (s->p.profile) ok = spmv_write_profile(&r, err, sizeof err) == 0;
     }
     free(r.halo_points);
+    free(r.openmp_idle);
     hp_rank_times_free(&r.times);
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, SPMV_KERNEL, err)) return 1;
     return hp_checks_pass(r.checks, r.nchecks) ? 0 : 3;
@@ -111,6 +115,7 @@ int main(int argc, char **argv)
     int status = simulate(s, &run);
     spmv_matrix_free(&s->m);
     spmv_halo_free(&s->h);
+    hp_omp_idle_free(&s->omp);
     free(s->x);
     free(s->y);
     free(s);

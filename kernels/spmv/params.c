@@ -27,6 +27,9 @@ int spmv_params_table(spmv_params *p, hp_arg *args)
          .choices = "varying|constant"},
         {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
         {HP_OPTION("no-timers", 0, HP_ARG_FLAG, &p->no_timers, NULL, "disable region and communication timers")},
+        {HP_OPTION("no-thread-times", 0, HP_ARG_FLAG, &p->no_thread_times, NULL,
+                   "do not time each thread's share of the parallel regions (the profile's openmp_idle; to "
+                   "measure that overhead)")},
         {HP_OPTION("plan", 0, HP_ARG_INT, &p->plan, "R",
                    "print as JSON every rank's rows, nonzeros and messages of one call for a run on R ranks "
                    "(for hybridperf simulate); run nothing"),

@@ -28,6 +28,7 @@ void spmv_collect_results(spmv_sim *s, const hp_run *run, spmv_results *r)
     r->nnz_total = total[1];
     r->nregions = hp_reduce_regions(&s->comm, &s->timers, w, r->regions);
     hp_gather_loop_times(&s->comm, &s->timers, w, &r->times);
+    r->openmp_idle = s->timers.enabled && !s->p.no_thread_times ? hp_omp_idle_gather(&s->comm, &s->omp, w) : NULL;
     hp_reduce_comm(&s->comm, w, r->comm);
     const double bytes = spmv_bytes_per_product(&s->m) * s->p.calls;
     const double seconds = s->timers.region[R_PRODUCT].seconds;
@@ -102,6 +103,7 @@ static void members(hp_json *j, const void *context)
     hp_json_object_end(j);
     hp_json_comm(j, r->comm);
     hp_json_rank_times(j, &r->times);
+    if (r->openmp_idle) hp_json_omp_idle(j, r->openmp_idle, r->run->ranks);
     hp_json_object_begin(j, "spmv");
     hp_json_string(j, "mode", s->p.mode_name);
     hp_json_int(j, "n", s->p.n);

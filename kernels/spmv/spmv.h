@@ -15,6 +15,7 @@
 
 #include "hp_args.h"
 #include "hp_comm.h"
+#include "hp_omp_idle.h"
 #include "hp_report.h"
 #include "hp_run.h"
 #include "hp_timer.h"
@@ -27,7 +28,7 @@
 typedef enum { MODE_MPI, MODE_HYBRID, MODE_SERIAL } spmv_mode;
 
 typedef struct {
-    int n, calls, node_threads, verify, no_timers;
+    int n, calls, node_threads, verify, no_timers, no_thread_times;
     int plan, plan_ranks_per_node, plan_threads; /* --plan R: lay out a run on R ranks, run nothing */
     int grid[3];
     const char *mode_name, *coefficients, *profile;
@@ -85,14 +86,14 @@ void spmv_matrix_free(spmv_matrix *m);
 
 /* halo.c */
 void spmv_exchange(hp_comm *c, spmv_halo *h, double *x, long rows, MPI_Comm comm, hp_timers *t, int pack_id,
-                   int exchange_id);
+                   int exchange_id, hp_omp_idle *idle);
 void spmv_halo_free(spmv_halo *h);
 
 /* plan.c: --plan R (print: rank 0 prints, the others only check) */
 int spmv_plan(const spmv_params *p, int print, char *err, size_t errlen);
 
 /* product.c */
-void spmv_product(const spmv_matrix *m, const double *restrict x, double *restrict y);
+void spmv_product(const spmv_matrix *m, const double *restrict x, double *restrict y, hp_omp_idle *idle);
 double spmv_bytes_per_product(const spmv_matrix *m);
 
 /* check.c */
@@ -111,6 +112,7 @@ typedef struct {
     spmv_halo h;
     hp_comm comm;
     hp_timers timers;
+    hp_omp_idle omp; /* the threads' idle time in the calls' parallel regions (pack, product) */
     double *x, *y;
     double best_product_seconds; /* the fastest single call: STREAM's convention, for the comparison */
 } spmv_sim;
@@ -129,6 +131,7 @@ typedef struct {
     double best_bandwidth; /* the same from each rank's fastest call, as STREAM reports its best */
     int *halo_points; /* rank 0: 26 per rank, points exchanged with each direction's neighbour */
     hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
+    double *openmp_idle;  /* rank 0, when the threads were timed: 4 per rank (hp_omp_idle_gather) */
 } spmv_results;
 void spmv_collect_results(spmv_sim *s, const hp_run *run, spmv_results *r); /* collective */
 void spmv_print_summary(const spmv_results *r);

@@ -18,10 +18,11 @@ is the time outside MPI (POP's useful time of the MPI model); T = max E_i. Then
   scheduling = (A − I) / (A − I_ser − I_lb). With M = 1 no thread is ever idle: each is 1.
 
 What a run does not carry gives None and the reason, never a guess: OpenMP load balance and scheduling need each
-thread's busy time inside parallel regions, and serialization the time in them (`openmp_idle`), which the md kernel
-records in its loop and the MPI library's OMPT tool for an app on an OMPT runtime; the other kernels do not record
-them; hardware counters are not read by any run yet. A run replayed from its traces on an ideal network (simulate.app_replay) also
-has POP's split of communication efficiency: serialization = max O / T_ideal, transfer = T_ideal / T.
+thread's busy time inside parallel regions, and serialization the time in them (`openmp_idle`), which the md and
+spmv kernels record in their loops and the MPI library's OMPT tool for an app on an OMPT runtime; the other kernels
+do not record them; hardware counters are not read by any run yet. A run replayed from its traces on an ideal
+network (simulate.app_replay) also has POP's split of communication efficiency: serialization = max O / T_ideal,
+transfer = T_ideal / T.
 """
 
 from __future__ import annotations
@@ -47,10 +48,11 @@ NAMES = {
     "openmp_serialization_efficiency": "OpenMP serialization efficiency", "ipc": "IPC",
     "mpi_serialization_efficiency": "MPI serialization efficiency", "mpi_transfer_efficiency": "MPI transfer efficiency",
 }
-NO_THREAD_TIMES = ("the kernel does not record each thread's busy time inside its parallel regions (md does; the MPI "
-                   "library's OMPT tool does, for a program on an OpenMP runtime with OMPT)")
-NO_KERNEL_REGIONS = "the kernel does not record how long each rank spends in parallel regions (md does)"
-UNTIMED_MD = "the md run did not time its threads (it ran with --no-timers or --no-thread-times)"
+THREAD_TIMED = ("md", "spmv")  # the kernels that time their threads in their loops' parallel regions (hp_omp_idle)
+NO_THREAD_TIMES = ("the kernel does not record each thread's busy time inside its parallel regions (md and spmv do; "
+                   "the MPI library's OMPT tool does, for a program on an OpenMP runtime with OMPT)")
+NO_KERNEL_REGIONS = "the kernel does not record how long each rank spends in parallel regions (md and spmv do)"
+UNTIMED = "the {kernel} run did not time its threads (it ran with --no-timers or --no-thread-times)"
 NO_REPLAY = ("the run's traces were not replayed on an ideal network (an app study run with `trace: true`, then "
              "hybridperf simulate SPEC --cluster NAME: docs/simulation.md)")
 NO_COUNTERS = "no run reads hardware counters yet (perf_event or PAPI): IPC and instruction scalability are unavailable"
@@ -183,15 +185,17 @@ def rank_times(profile: dict[str, Any]) -> RankTimes | None:
 
 def openmp(profile: dict[str, Any]) -> OpenMP:
     """The run's OpenMP side: its threads, and its ranks' time in parallel regions and its threads' idle time in
-    them (`openmp_idle`) where the md kernel or an app's OpenMP tool recorded them; an app's OMPT regions' times
-    alone where its tool could not split them (summed over ranks: each region's mean over ranks × ranks)."""
+    them (`openmp_idle`) where a kernel of THREAD_TIMED or an app's OpenMP tool recorded them; an app's OMPT
+    regions' times alone where its tool could not split them (summed over ranks: each region's mean over ranks ×
+    ranks)."""
     threads = int(profile["run"]["threads_per_rank"])
     idle = profile.get("openmp_idle")
     if profile["kernel"] != "app":
         if idle is not None:
             return split_idle(threads, idle)
-        if profile["kernel"] == "md":
-            return OpenMP(threads, no_regions=UNTIMED_MD, no_split=UNTIMED_MD)
+        if profile["kernel"] in THREAD_TIMED:
+            untimed = UNTIMED.format(kernel=profile["kernel"])
+            return OpenMP(threads, no_regions=untimed, no_split=untimed)
         return OpenMP(threads, no_regions=NO_KERNEL_REGIONS)
     if (profile.get("app") or {}).get("openmp_tool") != "ompt":
         why = ("the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; LLVM's libomp has), so its "

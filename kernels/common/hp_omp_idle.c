@@ -15,9 +15,12 @@ void hp_omp_idle_free(hp_omp_idle *o)
     o->slot = NULL;
 }
 
+/* An execution an `if` clause gave a team of one, on a rank with more threads, is not a parallel region for POP: the
+ * other threads idle through it as through any serial code, so it is left out of the regions' time (and so counts
+ * in the serialization). */
 void hp_omp_idle_end(hp_omp_idle *o)
 {
-    if (o->enabled) hp_omp_idle_add(o, hp_now() - o->started);
+    if (o->enabled && (o->team > 1 || omp_get_max_threads() == 1)) hp_omp_idle_add(o, hp_now() - o->started);
 }
 
 void hp_omp_idle_add(hp_omp_idle *o, double seconds)

@@ -61,7 +61,8 @@ static inline void hp_omp_idle_done(hp_omp_idle *o)
     if (me == 0) o->team = omp_get_num_threads();
 }
 
-/* Master, after the join: adds this execution (hp_omp_idle_add of the region's seconds since begin). */
+/* Master, after the join: adds this execution (hp_omp_idle_add of the region's seconds since begin), unless an `if`
+ * clause ran it on a team of one while the rank has more threads: that is serial time. */
 void hp_omp_idle_end(hp_omp_idle *o);
 /* One execution of `seconds`, its team's busy seconds in the slots: regions += seconds, imbalance += max - mean,
  * scheduling += seconds - max (each at least 0). Pure arithmetic, for hp_omp_idle_end and the tests. */

@@ -88,14 +88,11 @@ def test_skips_say_why():
 
 def _untracked() -> set[str]:
     """What a command may have written: ignored paths (results/, a build folder) and untracked ones at the top
-    (an exported file); new files among the sources are someone's work, never removed. Where results/ was there
-    already (a developer's checkout), each study's folder in it counts apart, so that a block's new one goes too."""
+    (an exported file); new files among the sources are someone's work, never removed."""
     out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout
-    found = {line[3:].rstrip("/") for line in out.splitlines()
-             if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
-    results = REPO / "results"
-    return found | ({f"results/{p.name}" for p in results.iterdir()} if "results" in found else set())
+    return {line[3:].rstrip("/") for line in out.splitlines()
+            if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
 
 
 @contextlib.contextmanager

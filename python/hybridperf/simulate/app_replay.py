@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hybridperf import cluster
+from hybridperf.simulate.point import spread
 from hybridperf.simulate.replay import replay
 from hybridperf.simulate.traces import FLOPS, OnDemand
 
@@ -137,8 +138,6 @@ def profile(measured: dict[str, Any], result: Replayed, spec: cluster.ClusterSpe
     ranks, seconds = int(measured["run"]["ranks"]), result.seconds
     per_node = result.ranks_per_node
     nodes = -(-ranks // per_node)
-    spread = lambda values: {"min": min(values), "min_rank": values.index(min(values)),  # noqa: E731
-                             "avg": sum(values) / len(values), "max": max(values), "max_rank": values.index(max(values))}
     mpi = [seconds - c for c in result.compute]
     region = lambda values: {"calls": 1, "time": spread(values), "imbalance": 0.0}  # noqa: E731
     return {

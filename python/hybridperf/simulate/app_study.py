@@ -61,9 +61,9 @@ def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: 
             raise NothingToReplay(f"no run of {study.name}'s latest campaign can be replayed: " +
                                   (skipped[0].split(": ", 1)[1] if skipped else "none succeeded"))
         name = f"{study.name}-on-{spec.key}"
-        store.save_study(name, study.kernel, replace(study, name=name).as_dict(), f"replayed from {study.name}", _now())
-        campaign = store.start_campaign(name, replace(study, name=name).as_dict(), 0, {"replayed_on": spec.key},
-                                        _now())
+        as_run = replace(study, name=name).as_dict()
+        store.save_study(name, study.kernel, as_run, f"replayed from {study.name}", _now())
+        campaign = store.start_campaign(name, as_run, 0, {"replayed_on": spec.key}, _now())
         out = Replays(name, campaign.number, skipped=skipped)
         simgrid = simgrid_version()
         for k, (run, files) in enumerate(traced, 1):

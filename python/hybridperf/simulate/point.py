@@ -66,7 +66,8 @@ def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: 
                      max(0.0, whole - replayed["no-sums"]), model.regions(plan, slowest, split))
 
 
-def _spread(values: list[float]) -> dict[str, Any]:
+def spread(values: list[float]) -> dict[str, Any]:
+    """A stat of per-rank values: min, avg, max and the ranks holding the extremes."""
     low, high = min(range(len(values)), key=values.__getitem__), max(range(len(values)), key=values.__getitem__)
     return {"min": values[low], "min_rank": low, "avg": statistics.fmean(values), "max": values[high],
             "max_rank": high}
@@ -75,8 +76,8 @@ def _spread(values: list[float]) -> dict[str, Any]:
 def _comm_class(calls: list[int], messages: list[int], sent: list[int], seconds: float) -> dict[str, Any]:
     time_ = {"min": seconds, "min_rank": 0, "avg": seconds, "max": seconds, "max_rank": 0}
     return {"calls": sum(calls), "messages": sum(messages), "bytes": sum(sent), "time": time_, "imbalance": 0.0,
-            "bytes_per_rank": _spread([float(b) for b in sent]),
-            "messages_per_rank": _spread([float(c) for c in messages]), "size_histogram": []}
+            "bytes_per_rank": spread([float(b) for b in sent]),
+            "messages_per_rank": spread([float(c) for c in messages]), "size_histogram": []}
 
 
 def _kernel_section(plan: Plan) -> dict[str, Any]:

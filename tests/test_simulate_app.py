@@ -148,10 +148,11 @@ def test_a_cut_trace_is_not_replayed(tmp_path: Path):
 
 # Replayed on this machine's own description, a traced run must take what it measured: the compute bursts are the
 # run's own, so what can differ is the time inside MPI calls (SMPI prices a message by the measured ping-pong's
-# latency and bandwidth; a real call also costs its library's software path) and the scheduling of 2 ranks on 2
-# shared cores. In runs here md's replays took 0.977-0.985 of the measured window, LAMMPS's 0.99; 10% leaves room
-# for a loaded machine without letting a wrong replay (a lost message: a hang; a burst priced twice: 2x) pass.
-TOLERANCE = 0.10
+# latency and bandwidth; a real call also costs its library's software path, and a rank descheduled inside a call
+# makes its peer wait, which the replay does not see). On a quiet machine md's replays took 0.977-0.985 of the
+# measured window and LAMMPS's 0.99; beside the rest of the suite on the 2 shared cores md's took 0.855. 25% leaves
+# room for that load without letting a wrong replay (a lost message: a hang; a burst priced twice: 2x) pass.
+TOLERANCE = 0.25
 
 
 @pytest.fixture(scope="module")

@@ -146,13 +146,17 @@ def test_a_cut_trace_is_not_replayed(tmp_path: Path):
         app_replay.trace_files(tmp_path, profile)
 
 
-# Replayed on this machine's own description, a traced run must take what it measured: the compute bursts are the
-# run's own, so what can differ is the time inside MPI calls (SMPI prices a message by the measured ping-pong's
-# latency and bandwidth; a real call also costs its library's software path, and a rank descheduled inside a call
-# makes its peer wait, which the replay does not see). On a quiet machine md's replays took 0.977-0.985 of the
-# measured window and LAMMPS's 0.99; beside the rest of the suite on the 2 shared cores md's took 0.855. 25% leaves
-# room for that load without letting a wrong replay (a lost message: a hang; a burst priced twice: 2x) pass.
-TOLERANCE = 0.25
+# Replayed on this machine's own description, a traced run keeps its measured compute and prices only its MPI
+# calls anew (by the measured ping-pong's latency and bandwidth). How close the replay comes to the measured window
+# depends on the load: on a quiet machine md's replays took 0.977-0.985 of it and LAMMPS's 0.99; beside the rest of
+# the suite on the 2 shared cores 0.855, in CI 0.69, and beside three busy loops 0.67-0.74 (a rank descheduled
+# inside a call makes its peer wait, which the replay does not see). So the test asserts what load cannot move:
+# each rank's bursts add up to its measured time outside MPI (the trace and the profile read the same clock: 1e-10
+# apart, loaded or not; before md's probes were left out of the bursts, 20% apart under load), and the replay
+# takes at least the busiest rank's compute and at most its measured window plus CEILING (a burst priced twice
+# would be 2x; SMPI pricing a call above what it cost here is what the ceiling bounds).
+BURSTS_TOLERANCE = 1e-6
+CEILING = 0.10
 
 
 @pytest.fixture(scope="module")
@@ -179,9 +183,10 @@ LAMMPS_APP = f"""  command: [lmp, -in, {REPO / "studies" / "inputs" / "lj-melt.l
     pytest.param("lammps", LAMMPS_APP, "cells: 1\n  steps: 100",
                  marks=pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) is not installed")),
 ])
-def test_a_traced_run_replayed_on_this_machine_takes_what_it_measured(tmp_path, this_machine, program, app, params):
+def test_a_traced_run_replayed_on_this_machine_keeps_its_compute_and_prices_its_calls(tmp_path, this_machine, program, app, params):
     """Issue 27 item 5: our md and LAMMPS's in.lj, 2 ranks here, traced, then replayed on this machine's
-    description: each run within TOLERANCE of its measured window (MPI_Init to MPI_Finalize, the library's)."""
+    description: each rank's bursts are its measured time outside MPI, and each replay lies between the busiest
+    rank's compute and its measured window (MPI_Init to MPI_Finalize, the library's) plus CEILING."""
     results = tmp_path / "res"
     spec = tmp_path / f"{program}.yaml"
     spec.write_text(f"study: {program}\nkernel: app\napp:\n{app}\n  trace: true\nparams:\n  {params}\n"
@@ -193,9 +198,16 @@ def test_a_traced_run_replayed_on_this_machine_takes_what_it_measured(tmp_path, 
     assert out.returncode == 0, out.stderr
     with Store(results) as store:
         replayed = store.runs(f"{program}-on-this-machine")
+        measured = {m["run_key"]: m["profile"] for m in store.runs(program)}
     assert replayed
     for r in replayed:
         simulated = r["profile"]["simulated"]
-        assert abs(r["loop_time"] / simulated["measured_seconds"] - 1) <= TOLERANCE, (program, simulated)
+        ranks = measured[simulated["replay_of"]]["rank_times"]
+        outside_mpi = [e - m for e, m in zip(ranks["elapsed"], ranks["mpi"])]
+        times = r["profile"]["rank_times"]
+        bursts = [e - m for e, m in zip(times["elapsed"], times["mpi"])]
+        assert bursts == pytest.approx(outside_mpi, rel=BURSTS_TOLERANCE), (program, bursts, outside_mpi)
+        assert max(bursts) * (1 - 1e-5) <= r["loop_time"] <= simulated["measured_seconds"] * (1 + CEILING), \
+            (program, simulated)
         for factor in ("transfer_efficiency", "serialization_efficiency"):  # <= 1 but for SimGrid's 6 printed digits
             assert 0 < simulated[factor] <= 1 + 1e-5, (program, factor, simulated)

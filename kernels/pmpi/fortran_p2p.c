@@ -122,7 +122,7 @@ HP_FORTRAN_NAMES(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE)
 
 void mpi_probe_(F *src, F *tag, F *comm, F *status, F *ierr)
 {
-    HP_COUNTED(HP_P2P, 0, 0, (pmpi_probe_(src, tag, comm, status, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_P2P, 0, 0, (pmpi_probe_(src, tag, comm, status, ierr), hp_f_rc(ierr)), hp_trace_waited(&c_));
 }
 HP_FORTRAN_NAMES(mpi_probe, MPI_PROBE)
 

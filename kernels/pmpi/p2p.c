@@ -3,7 +3,8 @@
  * are posted, and their requests are kept so that their completion is counted as point-to-point
  * too (completion.c). A persistent request sends nothing when it is made; each MPI_Start of a send
  * request sends its message again. Each call that SimGrid's replay can take is also written in the rank's
- * trace when it traces (trace_actions.c): a persistent request at each start; probes are not written. */
+ * trace when it traces (trace_actions.c): a persistent request at each start; probes are not written (a blocking probe's
+ * time is left out of the compute bursts: hp_trace_waited). */
 #include "pmpi.h"
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
@@ -57,7 +58,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return HP_COUNTED(HP_P2P, 0, 0, PMPI_Probe(src, tag, comm, status));
+    return HP_TRACED(HP_P2P, 0, 0, PMPI_Probe(src, tag, comm, status), hp_trace_waited(&c_));
 }
 
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)

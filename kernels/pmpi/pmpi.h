@@ -237,6 +237,9 @@ void hp_trace_json(hp_json *j);
 int hp_trace_mine(const hp_call *c);
 void hp_trace_skip(const hp_call *c, int reason);
 hp_traced hp_trace_skipped(const hp_call *c, int reason);
+/* A blocking probe, untraced: its time is spent waiting for the message that the receive after it gets, and the
+ * replay's receive waits for it again, so it is left out of the compute bursts (not counted twice). */
+void hp_trace_waited(const hp_call *c);
 /* One action of the call (printf-style, without the rank and newline), after the compute burst since the
  * previous one; returns the offset in the held text where the action (after "<rank> ") starts. */
 size_t hp_trace_action(const hp_call *c, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -154,6 +154,14 @@ size_t hp_trace_action(const hp_call *c, const char *format, ...)
     return at;
 }
 
+void hp_trace_waited(const hp_call *c)
+{
+    if (!hp_trace_mine(c)) return;
+    hp_trace_skip(c, HP_UNTRACED_ROUTINE);
+    burst(c->start);
+    if (c->start + c->seconds > trace.last) trace.last = c->start + c->seconds;
+}
+
 void hp_trace_fill(size_t at, int src, int tag)
 {
     char blanks[2 * HP_TRACE_BLANK + 2];

@@ -160,6 +160,15 @@ def test_the_explanation_names_the_leaf_factor_that_differs_most():
     assert explanation(table, verdict, "cores") == ("hybrid-1 wins at 2 cores: its MPI communication efficiency is "
                                                     "0.97 against 0.88 for pure-mpi; its OpenMP serialization costs "
                                                     "2%.")
+    # BT-MZ on 16 cores: 4x4 led 2x8 while every MPI factor favoured 2x8; its OpenMP factors were not measured
+    table[1].values = {"mpi_communication_efficiency": estimate(0.99), "mpi_load_balance_in": estimate(0.995),
+                       "openmp_serialization_efficiency": estimate(1.0)}
+    table[0].values["openmp_load_balance"], table[0].why["ipc"] = None, "no counters"
+    table[0].why["openmp_load_balance"] = table[0].why["openmp_scheduling_efficiency"] = "no OMPT"
+    assert explanation(table, verdict, "cores") == (
+        "hybrid-1 wins at 2 cores, though every factor measured for both favours pure-mpi (MPI communication "
+        "efficiency 0.97 against 0.99): its lead lies in what was not measured; not measured: OpenMP load "
+        "balance, OpenMP scheduling efficiency, IPC — no OMPT.")
     table[1].values = {}
     assert "no POP factor is known for both" in explanation(table, verdict, "cores")
 

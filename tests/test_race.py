@@ -93,6 +93,18 @@ def test_a_clear_loser_leaves_and_the_winner_says_by_how_much():
     assert state.runner_up.low > 1.0 and not state.below_band
 
 
+def test_an_undecided_race_names_the_candidate_still_open_not_a_closer_one_that_lost():
+    """The BT-MZ race on the 16-core node: 2x4 had lost, 9% behind 4x2 with an interval above 1, while pure MPI,
+    16% behind but open, kept it undecided; the line showed 2x4's decided-looking lead."""
+    rng = np.random.default_rng(5)
+    blocks = [{"leader": 1.0, "close": 1.09 + 0.005 * (k % 2), "far": math.exp(0.15 + rng.normal(0, 0.3))}
+              for k in range(12)]
+    state = race(blocks, RULE, stopped=True)
+    states = {s.candidate: s.state for s in state.standings}
+    assert state.outcome == "undecided" and states == {"leader": "leader", "close": "loses", "far": "open"}
+    assert state.runner_up.candidate == "far" and "far" in state.line("x")
+
+
 def test_a_failed_run_takes_its_candidate_out_of_the_race():
     blocks = [{"a": 1.0, "b": 1.1, "c": None}] + [{"a": 1.0 + 0.02 * (k % 2), "b": 1.1} for k in range(9)]
     state = race(blocks, RULE)

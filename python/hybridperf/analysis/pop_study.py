@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 
 from hybridperf.analysis import pop
@@ -108,9 +109,10 @@ def _point(table: list[PointFactors], candidate: str, scale: int) -> PointFactor
 
 
 def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
-    """'hybrid-1 wins at 2 cores: its MPI communication efficiency is 0.97 against 0.88 for pure-mpi.' — the factor
-    that differs most between the winner (or the leader, or the preferred of a tie) and the runner-up, of those both
-    carry; None where there is no runner-up."""
+    """'hybrid-1 wins at 2 cores: its MPI communication efficiency is 0.97 against 0.88 for pure-mpi.' — of the
+    factors both carry, the one most in favour of the winner (or the leader, or the preferred of a tie) over the
+    runner-up; where every one of them favours the runner-up, the lead lies in what was not measured, and the
+    sentence says so and names what was not. None where there is no runner-up."""
     runner = v.runner_up
     if runner is None:
         return None
@@ -120,11 +122,19 @@ def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
     other = runner.candidate if v.winner != runner.candidate else v.race.leader
     verb = {"wins": "wins", "tie": "is preferred of the tie"}.get(v.outcome, "leads (undecided)")
     where = f"{v.winner} {verb} at {v.scale} {axis[:-1] if v.scale == 1 else axis}"
-    both = [(abs(a.median - b.median), name, a.median, b.median) for name in EXPLAINING
+    both = [(a.median - b.median, name, a.median, b.median) for name in EXPLAINING
             if (a := first.values.get(name)) and (b := second.values.get(name))]
     if not both:
         return f"{where}; no POP factor is known for both it and {other} (docs/pop.md says which runs carry them)."
-    _, name, mine, theirs = max(both)
+    gain, name, mine, theirs = max(both)
+    if gain <= 0:
+        _, name, mine, theirs = min(both)
+        unknown = [n for n in EXPLAINING if first.values.get(n) is None and n in first.why]
+        reasons = Counter(first.why[n] for n in unknown)
+        missing = f"; not measured: {', '.join(pop.NAMES[n] for n in unknown)}" if unknown else ""
+        reason = f" — {reasons.most_common(1)[0][0]}" if reasons else ""
+        return (f"{where}, though every factor measured for both favours {other} ({pop.NAMES[name]} {mine:.2f} "
+                f"against {theirs:.2f}): its lead lies in what was not measured{missing}{reason}.")
     text = f"{where}: its {pop.NAMES[name]} is {mine:.2f} against {theirs:.2f} for {other}"
     serial = first.values.get("openmp_serialization_efficiency")
     if name != "openmp_serialization_efficiency" and serial and serial.median < 0.995:

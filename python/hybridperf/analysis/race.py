@@ -187,9 +187,12 @@ class Race:
 
     @property
     def runner_up(self) -> Standing | None:
-        """The closest candidate to the leader (the best loser of a win)."""
+        """The closest candidate to the leader that still stands against it: of a win, the best loser; of a race
+        not decided, the closest candidate still open, since one that has lost is not what keeps it open (a lost
+        candidate closer than the open ones would show a lead whose interval excludes 1 on a race undecided)."""
         rest = [s for s in self.standings if s.state not in ("leader", "failed") and s.ratio is not None]
-        return min(rest, key=lambda s: s.ratio) if rest else None
+        standing = [s for s in rest if s.state in ("open", "tied")] or rest
+        return min(standing, key=lambda s: s.ratio) if standing else None
 
     @property
     def failed(self) -> tuple[str, ...]:

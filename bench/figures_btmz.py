@@ -1,7 +1,9 @@
-"""The figures docs/bt-mz.md quotes from NAS BT-MZ's studies on this 2-core machine (2026-11-26): studies/bt-mz.yaml
-at class S, and the same spec at class W (study bt-mz-w), each raced to its end, their stores kept in
-bench/runs/bt-mz/ and read by `hybridperf report --json` as the 16-core machine's are (figures_device). NPB-MZ is
-not needed to read them; a second or two each."""
+"""The figures docs/bt-mz.md quotes from NAS BT-MZ's studies: on this 2-core machine (2026-11-26), studies/bt-mz.yaml
+at class S and the same spec at class W (study bt-mz-w), each raced to its end, their stores kept in
+bench/runs/bt-mz/; on the lent 16-core node (the same day), every split at 8 cores (class W) and at 16 (W and A),
+raced within a budget, the stores kept in bench/runs/device/bt-mz-16core-results.tgz. All read by `hybridperf
+report --json` as the 16-core machine's other studies are (figures_device). NPB-MZ is not needed to read them; a
+second or two each."""
 
 from __future__ import annotations
 
@@ -9,11 +11,15 @@ import statistics
 from collections import defaultdict
 
 import common
-from figures_device import exported, lead, percent, scale
+from figures_device import exported, lead, percent, report, scale
 
 KEPT = common.REPO / "bench" / "runs" / "bt-mz"
 STUDIES = {"S": (str(KEPT / "bt-mz-S-2core-results.tgz"), "r/bt-mz"),
            "W": (str(KEPT / "bt-mz-W-2core-results.tgz"), "r/bt-mz-w")}
+
+
+NODE = "bt-mz-16core-results.tgz"
+NODE_RACES = {"w8": ("r8", "W", 8), "w16": ("r16", "W", 16), "a16": ("r16", "A", 16)}  # store, class, cores
 
 
 def race(npb_class: str) -> dict:
@@ -21,25 +27,49 @@ def race(npb_class: str) -> dict:
     return scale(*STUDIES[npb_class], {"class": npb_class}, 2)
 
 
-def verdict(npb_class: str) -> str:
-    """'undecided after 30 blocks, pure-mpi ahead by 6% [0%, 12%]'."""
-    found = race(npb_class)
+def node_race(key: str) -> dict:
+    results, npb_class, cores = NODE_RACES[key]
+    return scale(NODE, results, {"class": npb_class}, cores)
+
+
+def said(found: dict) -> str:
+    """'undecided after 30 blocks, pure-mpi ahead of hybrid-1 by 6% [0%, 12%]'."""
     ahead = found["winner"] or found["leader"]
-    return f"{found['outcome']} after {found['blocks']} blocks, {ahead} ahead by {lead(found)}"
+    return f"{found['outcome']} after {found['blocks']} blocks, {ahead} ahead of {found['lead']['candidate']} by " \
+           f"{lead(found)}"
 
 
-def noise(npb_class: str) -> str:
+def noise(found: dict) -> str:
     """The race's noise: the robust spread of its paired log ratios."""
-    return f"±{percent(1 + race(npb_class)['noise']['pair_spread'])}"
+    return f"±{percent(1 + found['noise']['pair_spread'])}"
 
 
-def medians(npb_class: str) -> str:
+def medians(rows: list[dict]) -> str:
     """Each split's median time (BT-MZ's own `Time in seconds`) over its counted runs, by cores, then tasks."""
     times: dict[tuple[int, int, int], list[float]] = defaultdict(list)
-    for r in exported(*STUDIES[npb_class]):
+    for r in rows:
         times[int(r["cores"]), -int(r["ranks"]), int(r["threads"])].append(float(r["loop_time"]))
     return ", ".join(f"{-ranks} × {threads}: {statistics.median(found):.2f} s"
                      for (_, ranks, threads), found in sorted(times.items()))
+
+
+def node_medians(key: str) -> str:
+    results, npb_class, cores = NODE_RACES[key]
+    return medians([r for r in exported(NODE, results) if r["param.class"] == npb_class and int(r["cores"]) == cores])
+
+
+def node_losers(key: str) -> str:
+    """The candidates that lost their race before it stopped, with the block they last ran in."""
+    lost = [s for s in node_race(key)["standings"] if s["state"] == "loses"]
+    return ", ".join(f"{s['candidate']} (after {s['runs']} blocks)" for s in lost) or "none"
+
+
+def node_mpi_balance(key: str) -> str:
+    """Each split's MPI load balance (median), the factor BT-MZ's uneven zones set."""
+    results, npb_class, cores = NODE_RACES[key]
+    section = next(s for s in report(NODE, results)["sections"] if s["params"]["class"] == npb_class)
+    return ", ".join(f"{p['configuration']} {p['factors']['mpi_load_balance']['median']:.2f}"
+                     for p in section["pop"] if p["cores"] == cores)
 
 
 def messages(npb_class: str) -> str:
@@ -49,13 +79,18 @@ def messages(npb_class: str) -> str:
     return f"{int(messages):,} messages in {int(calls):,} calls, {int(size):,} bytes"
 
 
+NODE_FIGURES = {"verdict": lambda k: said(node_race(k)), "noise": lambda k: noise(node_race(k)),
+                "blocks_needed": lambda k: str(node_race(k)["blocks_needed"]), "medians": node_medians,
+                "losers": node_losers, "mpi_balance": node_mpi_balance}  # the 16-core races' figures, by race key
 FIGURES = {
-    "btmz.s_verdict": lambda: verdict("S"),
-    "btmz.s_noise": lambda: noise("S"),
-    "btmz.w_verdict": lambda: verdict("W"),
-    "btmz.w_noise": lambda: noise("W"),
+    "btmz.s_verdict": lambda: said(race("S")),
+    "btmz.s_noise": lambda: noise(race("S")),
+    "btmz.w_verdict": lambda: said(race("W")),
+    "btmz.w_noise": lambda: noise(race("W")),
     "btmz.w_blocks_needed": lambda: str(race("W")["blocks_needed"]),
-    "btmz.s_medians": lambda: medians("S"),
-    "btmz.w_medians": lambda: medians("W"),
+    "btmz.s_medians": lambda: medians(exported(*STUDIES["S"])),
+    "btmz.w_medians": lambda: medians(exported(*STUDIES["W"])),
     "btmz.s_messages": lambda: messages("S"),
+    **{f"btmz.node_{key}_{what}": (lambda key=key, make=NODE_FIGURES[what]: make(key))
+       for key in NODE_RACES for what in NODE_FIGURES if key == "w8" or what not in ("blocks_needed", "losers")},
 }

@@ -56,8 +56,10 @@ def percent(ratio: float) -> str:
 
 
 def lead(found: dict) -> str:
-    """'41% [21%, 194%]': how much longer the runner-up took, with the race's interval."""
+    """'41% [21%, 194%]': how much longer the runner-up took, with the race's interval (unbounded: too few blocks)."""
     runner = found["lead"]
+    if runner["low"] is None or runner["high"] is None:
+        return f"{percent(runner['ratio'])} (unbounded)"
     return f"{percent(runner['ratio'])} [{percent(runner['low'])}, {percent(runner['high'])}]"
 
 

@@ -47,6 +47,8 @@ BENCHES = {
     "spmv_bandwidth": ("hybridperf-spmv against STREAM and scipy.sparse", ".venv/bin/python bench/spmv_bandwidth.py"),
     "calibrated_model": ("The calibrated model against measurement", ".venv/bin/python bench/calibrated_model.py"),
     "simulate_scale": ("The simulator at 1,024 to 16,384 ranks", ".venv/bin/python bench/simulate_scale.py"),
+    "replay_this_machine": ("A traced program replayed on this machine and on three clusters",
+                            ".venv/bin/python bench/replay_this_machine.py"),
     "simulate_this_machine": ("The simulator against one node's measurements",
                               ".venv/bin/python bench/simulate_this_machine.py"),
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import slurm_cluster
+from test_pmpi_trace import actions, messages
 from hybridperf.study import spec
 from hybridperf.study.expand import expand
 from hybridperf.study.backends.slurm import SlurmBackend
@@ -106,12 +107,12 @@ results: {results}
 
 @pytest.mark.skipif(shutil.which("lmp") is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
 def test_an_app_study_runs_through_slurm_counted_and_read_as_locally(cluster, tmp_path):
-    """kernel: app through Slurm: LAMMPS as an srun step with the counting library preloaded, its output (the
-    job's) kept and read into figures, regions and MPI classes; a program that starts its own ranks is one task
-    holding all the configuration's CPUs."""
+    """kernel: app through Slurm: LAMMPS as an srun step with the counting library preloaded, tracing, its output
+    (the job's) kept and read into figures, regions and MPI classes, its traces where a local run's go; a program
+    that starts its own ranks is one task holding all the configuration's CPUs."""
     results = tmp_path / "res"
     lammps = (f"  command: [lmp, -in, {REPO / 'studies' / 'inputs' / 'lj-melt.lmp'}, -var, cells, '{{cells}}', "
-              "-var, steps, '{steps}', -log, none]\n  parser: lammps")
+              "-var, steps, '{steps}', -log, none]\n  parser: lammps\n  trace: true")
     path = tmp_path / "lj.yaml"
     path.write_text(APP_SPEC.format(app=lammps, configurations="pure-mpi", results=results))
     out = subprocess.run([*HYBRIDPERF, "study", str(path), "--no-report"], env=cluster, capture_output=True,
@@ -120,9 +121,14 @@ def test_an_app_study_runs_through_slurm_counted_and_read_as_locally(cluster, tm
     (run,) = stored(results).values()
     assert run["status"] == "ok" and run["backend"] == "slurm", run["stderr"]
     script = (results / "slurm" / f"{run['run_key']}.sbatch").read_text()
-    assert "srun --mpi=pmix" in script and "export LD_PRELOAD=" in script
+    assert "srun --mpi=pmix" in script and "export LD_PRELOAD=" in script and "export HYBRIDPERF_MPI_TRACE=" in script
     profile = json.loads((results / run["profile_path"]).read_text())
     assert profile["comm"]["p2p"]["messages"] > 0 and {"pair", "comm"} <= set(profile["regions"])
+    traces = results / profile["trace"]["dir"]
+    sent = [messages(actions(traces, r)) for r in (0, 1)]  # every message traced, byte for byte
+    assert not profile["trace"]["truncated"] and profile["trace"]["untraced_calls"] == 0
+    assert (sum(c for c, _ in sent), sum(b for _, b in sent)) == (profile["comm"]["p2p"]["messages"],
+                                                                  profile["comm"]["p2p"]["bytes"])
     output = (results / "outputs" / f"{run['run_key']}.out").read_text()
     assert f"Loop time of {run['loop_time']:g} on 2 procs for 40 steps" in output
 

@@ -11,7 +11,7 @@ import pytest
 
 from hybridperf.analysis.race import Rule
 from hybridperf.analysis.scaling import scaling
-from hybridperf.analysis.sections import Point, Section, verdicts_of
+from hybridperf.analysis.sections import comm_seconds, Point, Section, speedups, verdicts_of
 from hybridperf.analysis.stats import summarize
 from hybridperf.models import thesis
 from hybridperf.report.tables import model_tables
@@ -166,6 +166,30 @@ def test_strong_scaling_keeps_speedup_and_efficiency(tiny_study):
         assert s["scaling"]["kind"] == "strong"
         for p in s["scaling"]["points"]:
             assert p["efficiency"] == pytest.approx(p["speedup"] / p["cores"])
+
+
+def test_without_a_one_core_run_the_speedups_say_what_they_are_relative_to():
+    """BT-MZ on 16 cores only: the fastest split is the base, taken as perfect, and the sentence says so."""
+    points = [Point(name, 16, 16, 1, 16 // t, t, "", summarize([time, time]), 0)
+              for name, t, time in (("pure-mpi", 1, 1.0), ("4x4", 4, 0.5))]
+    kind = speedups(points, scaling("app", [("pure-mpi", 16, None), ("4x4", 16, None)], "cores"))
+    assert [(p.speedup, p.efficiency) for p in points] == [(8.0, 0.5), (16.0, 1.0)]
+    assert kind.why.endswith("no 1-core run, so speedups are relative to 4x4 at 16 cores, taken as perfect (16, "
+                             "efficiency 1)")
+    one = [Point("pure-mpi", 1, 1, 1, 1, 1, "", summarize([2.0, 2.0]), 0), *points]
+    assert "no 1-core run" not in speedups(one, scaling("app", [("pure-mpi", 1, None)], "cores")).why
+
+
+def test_a_program_without_communication_regions_has_its_mpi_time_as_communication():
+    """An app whose output names no communication regions (NAS BT-MZ): the counting library's MPI time by class,
+    not 0; a kernel's named regions as before."""
+    comm = {cls: {"time": {"avg": t}} for cls, t in (("p2p", 0.75), ("collective", 0.125), ("barrier", 0.0625))}
+    app = {"region_groups": {"computation": [], "communication": []}, "regions": {"total": {}}, "comm": comm}
+    assert comm_seconds(app) == 0.9375
+    kernel = {"region_groups": {"communication": ["halo"]}, "regions": {"halo": {"time": {"avg": 0.5}}},
+              "comm": comm}
+    assert comm_seconds(kernel) == 0.5
+    assert comm_seconds({"region_groups": {}, "regions": {}}) == 0  # no counts either
 
 
 def test_the_scaling_kind_comes_from_the_stated_problem_size():

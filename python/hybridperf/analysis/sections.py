@@ -6,7 +6,8 @@ Per parameter set (e.g. each problem size) and per point (configuration x scale)
   means, against the 1-core run (or, when there is none, relative to the smallest core count measured); weak
   scaling (the problem grows with the scale, `analysis.scaling`): efficiency T(1) / T(p) alone, against the
   fewest cores that solve the same problem per core (or per node);
-- communication time (the profile's `region_groups.communication`) and its share of the total;
+- communication time (the profile's `region_groups.communication`; without one, its MPI time by class) and its
+  share of the total;
   point-to-point, collective and barrier time; bytes and messages per process and in total per step;
 - per-region times (rank average), threading overhead per region = hybrid - pure MPI at equal cores
   (minimum times, as Tables 4.6/4.7, with the combined error), cross-rank imbalance per region;
@@ -129,8 +130,12 @@ def steps_of(profile: dict[str, Any]) -> int:
 
 
 def comm_seconds(profile: dict[str, Any]) -> float:
-    names = profile.get("region_groups", {}).get("communication", [])
-    return sum(profile["regions"][n]["time"]["avg"] for n in names if n in profile["regions"])
+    """The communication regions' time (rank average); for a program that names none (an app without a timing
+    table, e.g. NAS BT-MZ), its time inside MPI by class as the counting library measured it, rather than 0."""
+    names = profile.get("region_groups", {}).get("communication")
+    if not names and "comm" in profile:
+        return sum(c["time"]["avg"] for c in profile["comm"].values())
+    return sum(profile["regions"][n]["time"]["avg"] for n in names or () if n in profile["regions"])
 
 
 def region_seconds(name: str):
@@ -185,7 +190,10 @@ def analyse(design: Design, runs: list[dict[str, Any]], rule: Rule | None = None
         measured = [p for p in pts if p.time]
         kernel = measured[0].runs[0]["profile"]["kernel"] if measured else ""
         kind = scaling(kernel, [(p.configuration, p.scale, p.problem) for p in measured], design.axis)
-        (_weak_efficiencies if kind.weak else _speedups)(measured)
+        if kind.weak:
+            _weak_efficiencies(measured)
+        else:
+            kind = speedups(measured, kind)
         regions = list(dict.fromkeys(name for p in pts for r in p.runs for name in r["profile"]["regions"]))
         sections.append(Section(json.loads(key), design.axis, pts, verdicts_of(pts, group, rule, stopped), regions,
                                 rule, kind))
@@ -204,15 +212,21 @@ def _relative_error(base: Point, p: Point) -> float:
     return math.hypot(base.time.error / base.time.mean, p.time.error / p.time.mean)
 
 
-def _speedups(measured: list[Point]) -> None:
+def speedups(measured: list[Point], kind: Scaling) -> Scaling:
+    """Speedup and efficiency against the 1-core run; without one, against the fastest point at the fewest cores,
+    taken as perfect (its efficiency 1): the scaling's sentence then says so, as no speedup is measured there."""
     if not measured:
-        return
+        return kind
     base = min(measured, key=lambda p: (p.cores, p.time.mean))
     for p in measured:
         p.speedup = base.cores * base.time.mean / p.time.mean
         p.efficiency = p.speedup / p.cores
         p.speedup_error = p.speedup * _relative_error(base, p)
         p.efficiency_error = p.speedup_error / p.cores
+    if base.cores == 1:
+        return kind
+    return replace(kind, why=f"{kind.why}; no 1-core run, so speedups are relative to {base.configuration} at "
+                             f"{base.cores} cores, taken as perfect ({base.cores}, efficiency 1)")
 
 
 def _weak_efficiencies(measured: list[Point]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import runs
+from test_pmpi import compile_program, LIBOMP
 from hybridperf.analysis import pop
 from hybridperf.app.parsers import lammps_regions
 from hybridperf.study import spec
@@ -58,6 +59,7 @@ def study(path: Path, *extra: str) -> subprocess.CompletedProcess:
     ("  command: [lmp]\n  parser: lammps\n  trace: 1", "trace must be true or false"),
     ("  command: [lmp]\n  launch: self\n  parser: lammps\n  trace: true", "trace: true needs launch: mpi"),
     ("  command: [lmp]\n  parser: lammps\n  profile_mpi: false\n  trace: true", "trace: true needs profile_mpi: true"),
+    ("  command: [lmp]\n  parser: lammps\n  openmp_runtime: libgomp", "openmp_runtime must be libomp"),
 ])
 def test_bad_app_blocks_name_their_line(tmp_path, app, message):
     with pytest.raises(spec.SpecError) as err:
@@ -250,6 +252,35 @@ def test_a_program_that_ignores_the_thread_count_is_a_failed_run_saying_so(tmp_p
     (run,) = runs(results)
     assert (run["threads"], run["status"]) == (2, "failed")
     assert "the program ignored the thread count: asked for 2 threads per rank" in run["stderr"]
+
+
+@pytest.mark.skipif(LIBOMP is None, reason="LLVM's libomp is not installed (apt-get install libomp5)")
+def test_a_gcc_program_run_on_llvms_libomp_gets_its_openmp_regions_timed(tmp_path):
+    """openmp_runtime: libomp: tests/pmpi/regions.c built with GCC (libgomp, no OMPT) runs, 1 rank x 2 threads, on
+    LLVM's libomp preloaded, whose OMPT lets the MPI library time its parallel regions: region A (the work) 3
+    times, region B (the team's size) once, each with 2 threads; left to libgomp, none is timed."""
+    cc = "mpicc.openmpi"
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    binary = compile_program(tmp_path / "regions", cc, "regions.c", "-fopenmp")
+    figures = "  figures:\n    loop_time: {regex: 'threads (?P<value>\\d+)'}"
+    profiles = {}
+    for runtime in ("", "\n  openmp_runtime: libomp"):
+        results = tmp_path / f"res{len(profiles)}"
+        path = tmp_path / "regions.yaml"
+        path.write_text(app_spec(results, f"  command: [{binary}, '{{rounds}}']\n{figures}{runtime}", params="rounds: 3",
+                                 cores="[2]").replace("[pure-mpi]", "[hybrid-1]"))
+        out = study(path, "--no-report")
+        assert out.returncode == 0, out.stderr
+        (run,) = runs(results)
+        assert (run["status"], run["loop_time"]) == ("ok", 2), run["stderr"]  # the team had its 2 threads
+        profiles[runtime] = json.loads((results / run["profile_path"]).read_text())
+    plain, llvm = profiles.values()
+    assert plain["app"]["openmp_tool"] == "unavailable" and plain["build"]["openmp_runtime"] == "libgomp"
+    assert llvm["app"]["openmp_tool"] == "ompt"
+    assert llvm["build"]["openmp_runtime"] == "libomp (preloaded over libgomp)"
+    regions = sorted((r for name, r in llvm["regions"].items() if name.startswith("omp_")), key=lambda r: -r["calls"])
+    assert [(r["calls"], r["threads"]) for r in regions] == [(3, 2), (1, 2)]
 
 
 def pypi_lammps() -> Path:

@@ -20,6 +20,7 @@ from hybridperf.shapes import Placement
 
 MPI_PROFILE = "HYBRIDPERF_MPI_PROFILE"  # where libhybridperf-mpi.so writes its counts (docs/pmpi.md)
 MPI_TRACE = "HYBRIDPERF_MPI_TRACE"  # the folder it writes its traces into (docs/pmpi.md#traces)
+LIBOMP = "HYBRIDPERF_LIBOMP"  # LLVM's libomp.so.5, for openmp_runtime: libomp (default: Debian's, found by glob)
 
 
 class AppError(ValueError):
@@ -78,6 +79,27 @@ def openmp_runtime(libraries: str) -> str:
     return "none"
 
 
+def llvm_libomp() -> Path:
+    """LLVM's OpenMP runtime: $HYBRIDPERF_LIBOMP, else the newest /usr/lib/llvm-*/lib/libomp.so.5 (Debian's libomp5);
+    AppError when there is none."""
+    given = os.environ.get(LIBOMP)
+    found = [Path(given)] if given else sorted(Path("/usr/lib").glob("llvm-*/lib/libomp.so.5"),
+                                                key=lambda p: [int(n) for n in re.findall(r"\d+", p.parent.parent.name)])
+    if not found or not found[-1].is_file():
+        raise AppError(f"openmp_runtime: libomp needs LLVM's libomp ({given or '/usr/lib/llvm-*/lib/libomp.so.5'} not "
+                       f"found): apt-get install libomp5, or set {LIBOMP} to its libomp.so.5")
+    return found[-1]
+
+
+def runtime_preload(app: AppSpec, runtime: str) -> tuple[list[str], str]:
+    """The libraries to preload for the spec's OpenMP runtime, and the runtime the run has: LLVM's libomp over a
+    program linked with GCC's libgomp (libomp answers GOMP_'s entry points, so the program's code runs on it,
+    with OMPT); nothing where the spec keeps the program's own, or where it already has libomp (or no OpenMP)."""
+    if app.openmp_runtime != "libomp" or runtime != "libgomp":
+        return [], runtime
+    return [str(llvm_libomp())], "libomp (preloaded over libgomp)"
+
+
 @dataclass(frozen=True)
 class AppLaunch:
     launch: Launch
@@ -97,12 +119,12 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
     own_env = env_of(app, config, params)
     listing = pmpi.linked(binary, own_env)
     libraries = listing or ""  # a static or non-ELF program lists none
-    runtime = openmp_runtime(libraries)
+    preload, runtime = runtime_preload(app, openmp_runtime(libraries))
     if app.launch == "self":
         cpus = config.ranks_per_node * config.threads
         # the thread count only: a program that starts its own ranks places them itself (thread-MPI ranks share
         # one process, whose OMP_PLACES would put every rank's team on the same first cores)
-        env = {"OMP_NUM_THREADS": str(config.threads), **own_env}
+        env = {"OMP_NUM_THREADS": str(config.threads), **own_env, **({"LD_PRELOAD": preload[0]} if preload else {})}
         pinned = argv if under_slurm else ["taskset", "--cpu-list", f"0-{cpus - 1}", *argv]  # Slurm confines a job
         return AppLaunch(Launch(pinned, env, []), "none", runtime, str(binary))
     flavor = pmpi.mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under mpirun
@@ -111,9 +133,12 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
         counting = pmpi.library_for(binary, ldd_output=listing)
         if counting.path is None:
             raise AppError(f"{binary}: {counting.reason} (or set profile_mpi: false to run it without counting MPI)")
-        extra |= {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(counts.resolve())}
+        preload.append(str(counting.path))
+        extra[MPI_PROFILE] = str(counts.resolve())
         if app.trace and trace is not None:
             extra[MPI_TRACE] = str(trace.resolve())
+    if preload:  # the runtime first, so that its GOMP_ entry points are the ones the program's calls find
+        extra["LD_PRELOAD"] = ":".join(preload)
     if under_slurm:  # srun starts the ranks; the spec's launcher is for runs outside Slurm
         launch = build_launch(config, "slurm", argv, srun_mpi=srun_mpi, extra_env=extra)
     else:

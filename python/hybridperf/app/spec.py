@@ -17,6 +17,8 @@
       env:                 # variables the program needs (its libraries: ldd reads them with these too)
         LD_LIBRARY_PATH: /opt/lammps/lib
       launcher: /opt/mpich/bin/mpiexec   # launch: mpi, the launcher to use (default: the one of the program's MPI)
+      openmp_runtime: libomp   # run a program built with GCC's libgomp on LLVM's libomp, which has OMPT (default:
+                               # the runtime it is linked with)
 
 Placeholders in the command, logs and env values: {ranks}, {threads}, {ranks_per_node}, {nodes}, and every study
 parameter by its name. `error(path, message)` raises the spec's own error with the line of `path` under `app`."""
@@ -31,7 +33,8 @@ from typing import Any, Callable
 from hybridperf.app.parsers import PARSERS, FigureRule, RegionRule
 
 KEYS = {"command", "launch", "parser", "figures", "regions", "loop_time", "check", "profile_mpi", "trace", "logs",
-        "env", "launcher"}
+        "env", "launcher", "openmp_runtime"}
+RUNTIMES = ("libomp",)  # what openmp_runtime may name: LLVM's, whose GOMP_ entry points run GCC's code
 FIGURE_KEYS = {"regex", "unit", "better", "scale"}
 REGION_KEYS = {"regex", "communication", "scale"}
 LAUNCHES = ("mpi", "self")
@@ -53,6 +56,7 @@ class AppSpec:
     launcher: str | None = None  # launch: mpi, the launcher in place of its MPI's own
     regions: tuple[RegionRule, ...] = ()  # the spec's own regions (beside, or replacing, the parser's)
     trace: bool = False  # the MPI library writes each run's traces (docs/pmpi.md#traces)
+    openmp_runtime: str | None = None  # libomp: a libgomp program run on LLVM's libomp (its OMPT); None: as linked
 
 
 Error = Callable[[tuple, str], Exception]
@@ -189,8 +193,12 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     launcher = raw.get("launcher")
     if launcher is not None and (launch != "mpi" or not isinstance(launcher, str) or not launcher):
         raise error(("launcher",), "launcher is the MPI launcher's name or path (mpiexec), with launch: mpi only")
+    runtime = raw.get("openmp_runtime")
+    if runtime is not None and runtime not in RUNTIMES:
+        raise error(("openmp_runtime",), f"openmp_runtime must be {' or '.join(RUNTIMES)} (LLVM's OpenMP runtime, "
+                                         f"which has OMPT), got {runtime!r}; leave it out to keep the program's own")
     return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
-                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher, regions, trace)
+                   frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher, regions, trace, runtime)
 
 
 def _trace(trace: Any, launch: str, profile_mpi: bool, error: Error) -> bool:

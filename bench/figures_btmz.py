@@ -11,7 +11,7 @@ import statistics
 from collections import defaultdict
 
 import common
-from figures_device import exported, lead, percent, report, scale
+from figures_device import DEVICE, exported, lead, percent, report, scale
 
 KEPT = common.REPO / "bench" / "runs" / "bt-mz"
 STUDIES = {"S": (str(KEPT / "bt-mz-S-2core-results.tgz"), "r/bt-mz"),
@@ -20,6 +20,8 @@ STUDIES = {"S": (str(KEPT / "bt-mz-S-2core-results.tgz"), "r/bt-mz"),
 
 NODE = "bt-mz-16core-results.tgz"
 NODE_RACES = {"w8": ("r8", "W", 8), "w16": ("r16", "W", 16), "a16": ("r16", "A", 16)}  # store, class, cores
+OMPT = ("bt-mz-16core-ompt-results.tgz", "r16-ompt")  # class W at 16 cores on LLVM's libomp (openmp_runtime)
+RUNTIMES = DEVICE / "bt-mz-runtimes-16core.txt"  # lines: shape, runtime, round, BT-MZ's seconds
 
 
 def race(npb_class: str) -> dict:
@@ -72,6 +74,25 @@ def node_mpi_balance(key: str) -> str:
                      for p in section["pop"] if p["cores"] == cores)
 
 
+def ompt_factor(name: str) -> str:
+    """One POP factor's median per split of the libomp campaign, where known."""
+    section = report(*OMPT)["sections"][0]
+    return ", ".join(f"{p['configuration']} {p['factors'][name]['median']:.2f}" for p in section["pop"]
+                     if p["factors"].get(name))
+
+
+def runtimes() -> str:
+    """Per shape, BT-MZ's median time under each runtime (3 rounds, launched by hand on the node)."""
+    times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for line in RUNTIMES.read_text().splitlines():
+        shape, runtime, _, seconds = line.split()
+        times[shape, runtime].append(float(seconds))
+    shapes = list(dict.fromkeys(shape for shape, _ in times))
+    return "; ".join(f"{shape.replace('x', ' × ')}: " + ", ".join(
+        f"{runtime} {statistics.median(found):.2f} s" for (s, runtime), found in times.items() if s == shape)
+        for shape in shapes)
+
+
 def messages(npb_class: str) -> str:
     """What the counting library saw of the 2-task runs' point-to-point traffic, the same in every run."""
     [(messages, calls, size)] = {(r["comm.p2p.messages"], r["comm.p2p.calls"], r["comm.p2p.bytes"])
@@ -91,6 +112,10 @@ FIGURES = {
     "btmz.s_medians": lambda: medians(exported(*STUDIES["S"])),
     "btmz.w_medians": lambda: medians(exported(*STUDIES["W"])),
     "btmz.s_messages": lambda: messages("S"),
+    "btmz.ompt_medians": lambda: medians(exported(*OMPT)),
+    "btmz.ompt_scheduling": lambda: ompt_factor("openmp_scheduling_efficiency"),
+    "btmz.ompt_load_balance": lambda: ompt_factor("openmp_load_balance"),
+    "btmz.runtimes": runtimes,
     **{f"btmz.node_{key}_{what}": (lambda key=key, make=NODE_FIGURES[what]: make(key))
        for key in NODE_RACES for what in NODE_FIGURES if key == "w8" or what not in ("blocks_needed", "losers")},
 }

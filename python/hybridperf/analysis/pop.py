@@ -198,8 +198,8 @@ def openmp(profile: dict[str, Any]) -> OpenMP:
             return OpenMP(threads, no_regions=untimed, no_split=untimed)
         return OpenMP(threads, no_regions=NO_KERNEL_REGIONS)
     if (profile.get("app") or {}).get("openmp_tool") != "ompt":
-        why = ("the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; LLVM's libomp has), so its "
-               "parallel regions were not timed")
+        why = ("the program ran on an OpenMP runtime without OMPT (GCC's libgomp has none; LLVM's libomp has: "
+               "openmp_runtime: libomp runs it there, docs/apps.md), so its parallel regions were not timed")
         return OpenMP(threads, no_regions=why, no_split=why)
     if idle is None:
         ranks = int(profile["run"]["ranks"])

@@ -60,6 +60,8 @@ def study(path: Path, *extra: str) -> subprocess.CompletedProcess:
     ("  command: [lmp]\n  launch: self\n  parser: lammps\n  trace: true", "trace: true needs launch: mpi"),
     ("  command: [lmp]\n  parser: lammps\n  profile_mpi: false\n  trace: true", "trace: true needs profile_mpi: true"),
     ("  command: [lmp]\n  parser: lammps\n  openmp_runtime: libgomp", "openmp_runtime must be libomp"),
+    ("  command: [lmp]\n  launch: self\n  parser: lammps\n  openmp_runtime: libomp",
+     "openmp_runtime needs profile_mpi: true"),
 ])
 def test_bad_app_blocks_name_their_line(tmp_path, app, message):
     with pytest.raises(spec.SpecError) as err:

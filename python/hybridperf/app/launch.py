@@ -124,7 +124,7 @@ def launch_of(app: AppSpec, config: Configuration, params: dict[str, Any], count
         cpus = config.ranks_per_node * config.threads
         # the thread count only: a program that starts its own ranks places them itself (thread-MPI ranks share
         # one process, whose OMP_PLACES would put every rank's team on the same first cores)
-        env = {"OMP_NUM_THREADS": str(config.threads), **own_env, **({"LD_PRELOAD": preload[0]} if preload else {})}
+        env = {"OMP_NUM_THREADS": str(config.threads), **own_env}
         pinned = argv if under_slurm else ["taskset", "--cpu-list", f"0-{cpus - 1}", *argv]  # Slurm confines a job
         return AppLaunch(Launch(pinned, env, []), "none", runtime, str(binary))
     flavor = pmpi.mpi_flavor(libraries) or "openmpi"  # a program without MPI still runs as copies under mpirun

@@ -197,6 +197,10 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     if runtime is not None and runtime not in RUNTIMES:
         raise error(("openmp_runtime",), f"openmp_runtime must be {' or '.join(RUNTIMES)} (LLVM's OpenMP runtime, "
                                          f"which has OMPT), got {runtime!r}; leave it out to keep the program's own")
+    if runtime is not None and not profile_mpi:
+        raise error(("openmp_runtime",), "openmp_runtime needs profile_mpi: true (the OMPT tool that times the "
+                                         "threads is the MPI library hybridperf preloads; without it the swap "
+                                         "gains nothing)")
     return AppSpec(command, launch, parser, tuple(rules.values()), loop_time, check, profile_mpi,
                    frozenset({loop_time, *map(str, own)}), tuple(logs), env, launcher, regions, trace, runtime)
 

@@ -148,6 +148,29 @@ def test_fortran_programs_are_traced_as_c_ones(program, tmp_path, binding):
         assert replay.replay(texts, cluster.load("merlin"), RANKS, tmp_path / "replay") > 0
 
 
+def test_fortran_collectives_with_per_rank_counts_are_traced(program, tmp_path):
+    """Gatherv, Allgatherv, Scatter, Scatterv, Alltoallv, Reduce_scatter(_block) and a non-blocking Igatherv and
+    Iallgatherv through the Fortran binding: every call in the trace, each rank's counts in its action, and it
+    replays (Open MPI's Fortran routines are wrapped: fortran_collectives.c; MPICH's call its C ones)."""
+    flavor, _ = program
+    _, fc = require(flavor)
+    binary = compile_program(tmp_path / "vcollectives", fc, "vcollectives.f90")
+    folder = tmp_path / "trace"
+    doc = counted(flavor, [str(binary)], tmp_path, env={"HYBRIDPERF_MPI_TRACE": str(folder)})
+    assert doc is not None and doc["trace"]["untraced_calls"] == 0, doc and doc["trace"]
+    names = [[w[0] for w in actions(folder, r) if w[0] in COLLECTIVES] for r in range(RANKS)]
+    assert names == [["gatherv", "allgatherv", "scatter", "scatterv", "alltoallv", "reducescatter", "reducescatter",
+                      "gatherv", "allgatherv"]] * RANKS
+    # the counts add each rank's Waitall, a call in the class of the requests it completes
+    assert sum(map(len, names)) + RANKS == doc["comm"]["collective"]["calls"]
+    allgatherv = [w for w in actions(folder, 1) if w[0] == "allgatherv"][0]
+    # rank 1's: its own bytes (2 integers), then every rank's (rank r's r + 1)
+    assert allgatherv[1:2 + RANKS] == ["8", *(str(4 * (r + 1)) for r in range(RANKS))]
+    if shutil.which("smpirun"):
+        texts = [(folder / f"rank-{r}.txt").read_text() for r in range(RANKS)]
+        assert replay.replay(texts, cluster.load("merlin"), RANKS, tmp_path / "replay") > 0
+
+
 def test_tracing_does_not_change_the_counts(program, tmp_path):
     flavor, binary = program
     (tmp_path / "on").mkdir()

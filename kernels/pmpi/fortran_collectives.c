@@ -5,6 +5,13 @@
 
 #include "fortran.h"
 
+/* The bytes a Gatherv or Allgatherv moves, as the C wrappers count them. */
+static long long gatherv_bytes(const void *sbuf, const F *scount, const F *stype, const F *rcounts, const F *rtype,
+                               const F *comm)
+{
+    return hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm));
+}
+
 void mpi_barrier_(F *comm, F *ierr)
 {
     HP_TRACED(HP_BARRIER, 0, 0, (pmpi_barrier_(comm, ierr), hp_f_rc(ierr)), hp_trace_barrier(&c_, hp_f_comm(comm)));
@@ -128,21 +135,22 @@ HP_FORTRAN_NAMES(mpi_igather, MPI_IGATHER)
 void mpi_gatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
                   F *ierr)
 {
-    HP_COUNTED(
-        HP_COLLECTIVE, 1,
-        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
-        (pmpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm),
+              (pmpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_gatherv(&c_, "gatherv", gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm), hp_is_root(*root, hp_f_comm(comm)) ? rcounts : NULL,
+                               hp_f_type(rtype), *root, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_gatherv, MPI_GATHERV)
 
 void mpi_igatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
                    F *req, F *ierr)
 {
-    HP_STARTED(
-        HP_COLLECTIVE, 1,
-        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
-        hp_f_request(req),
-        (pmpi_igatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm), hp_f_request(req),
+        (pmpi_igatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_gatherv(&c_, "gatherv", gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm),
+                                         hp_is_root(*root, hp_f_comm(comm)) ? rcounts : NULL, hp_f_type(rtype), *root,
+                                         hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_igatherv, MPI_IGATHERV)
 
@@ -171,52 +179,61 @@ HP_FORTRAN_NAMES(mpi_iallgather, MPI_IALLGATHER)
 
 void mpi_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *ierr)
 {
-    HP_COUNTED(
-        HP_COLLECTIVE, 1,
-        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
-        (pmpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm),
+              (pmpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_gatherv(&c_, "allgatherv", gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm), rcounts,
+                               hp_f_type(rtype), -1, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV)
 
 void mpi_iallgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *req,
                       F *ierr)
 {
-    HP_STARTED(
-        HP_COLLECTIVE, 1,
-        hp_bytes_gatherv(hp_f_in_place(sbuf), *scount, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
-        hp_f_request(req),
-        (pmpi_iallgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm), hp_f_request(req),
+        (pmpi_iallgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_gatherv(&c_, "allgatherv", gatherv_bytes(sbuf, scount, stype, rcounts, rtype, comm),
+                                         rcounts, hp_f_type(rtype), -1, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iallgatherv, MPI_IALLGATHERV)
 
 void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes_scatter(*root, *scount, hp_f_type(stype), hp_f_comm(comm)),
-               (pmpi_scatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes_scatter(*root, *scount, hp_f_type(stype), hp_f_comm(comm)),
+              (pmpi_scatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_gather(&c_, "scatter", hp_bytes(*scount, hp_f_type(stype)), hp_bytes(*rcount, hp_f_type(rtype)),
+                              *root, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_scatter, MPI_SCATTER)
 
 void mpi_iscatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_scatter(*root, *scount, hp_f_type(stype), hp_f_comm(comm)), hp_f_request(req),
-               (pmpi_iscatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(
+        HP_COLLECTIVE, 1, hp_bytes_scatter(*root, *scount, hp_f_type(stype), hp_f_comm(comm)), hp_f_request(req),
+        (pmpi_iscatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_gather(&c_, "scatter", hp_bytes(*scount, hp_f_type(stype)),
+                                        hp_bytes(*rcount, hp_f_type(rtype)), *root, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iscatter, MPI_ISCATTER)
 
 void mpi_scatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
                    F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes_scatterv(*root, scounts, hp_f_type(stype), hp_f_comm(comm)),
-               (pmpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes_scatterv(*root, scounts, hp_f_type(stype), hp_f_comm(comm)),
+              (pmpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_scatterv(&c_, hp_is_root(*root, hp_f_comm(comm)) ? scounts : NULL, hp_f_type(stype),
+                                hp_bytes(*rcount, hp_f_type(rtype)), *root, hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_scatterv, MPI_SCATTERV)
 
 void mpi_iscatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
                     F *req, F *ierr)
 {
-    HP_STARTED(
+    HP_STARTED_TRACED(
         HP_COLLECTIVE, 1, hp_bytes_scatterv(*root, scounts, hp_f_type(stype), hp_f_comm(comm)), hp_f_request(req),
-        (pmpi_iscatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)));
+        (pmpi_iscatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req, ierr), hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_scatterv(&c_, hp_is_root(*root, hp_f_comm(comm)) ? scounts : NULL, hp_f_type(stype),
+                                          hp_bytes(*rcount, hp_f_type(rtype)), *root, hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_iscatterv, MPI_ISCATTERV)
 
@@ -248,22 +265,27 @@ HP_FORTRAN_NAMES(mpi_ialltoall, MPI_IALLTOALL)
 void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm,
                     F *ierr)
 {
-    HP_COUNTED(
+    HP_TRACED(
         HP_COLLECTIVE, 1,
         hp_bytes_alltoallv(hp_f_in_place(sbuf), scounts, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
-        (pmpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr), hp_f_rc(ierr)));
+        (pmpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr), hp_f_rc(ierr)),
+        hp_trace_alltoallv(&c_, hp_f_in_place(sbuf) ? rcounts : scounts, hp_f_type(hp_f_in_place(sbuf) ? rtype : stype),
+                           rcounts, hp_f_type(rtype), hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV)
 
 void mpi_ialltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype,
                      F *comm, F *req, F *ierr)
 {
-    HP_STARTED(
+    HP_STARTED_TRACED(
         HP_COLLECTIVE, 1,
         hp_bytes_alltoallv(hp_f_in_place(sbuf), scounts, hp_f_type(stype), rcounts, hp_f_type(rtype), hp_f_comm(comm)),
         hp_f_request(req),
         (pmpi_ialltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req, ierr),
-         hp_f_rc(ierr)));
+         hp_f_rc(ierr)),
+        hp_trace_posted(hp_trace_alltoallv(&c_, hp_f_in_place(sbuf) ? rcounts : scounts,
+                                           hp_f_type(hp_f_in_place(sbuf) ? rtype : stype), rcounts, hp_f_type(rtype),
+                                           hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ialltoallv, MPI_IALLTOALLV)
 
@@ -304,30 +326,35 @@ HP_FORTRAN_NAMES(mpi_ialltoallw, MPI_IALLTOALLW)
 
 void mpi_reduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter(rcounts, hp_f_type(type), hp_f_comm(comm)),
-               (pmpi_reduce_scatter_(sbuf, rbuf, rcounts, type, op, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter(rcounts, hp_f_type(type), hp_f_comm(comm)),
+              (pmpi_reduce_scatter_(sbuf, rbuf, rcounts, type, op, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_reduce_scatter(&c_, rcounts, 0, hp_f_type(type), hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_reduce_scatter, MPI_REDUCE_SCATTER)
 
 void mpi_ireduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter(rcounts, hp_f_type(type), hp_f_comm(comm)), hp_f_request(req),
-               (pmpi_ireduce_scatter_(sbuf, rbuf, rcounts, type, op, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter(rcounts, hp_f_type(type), hp_f_comm(comm)),
+                      hp_f_request(req),
+                      (pmpi_ireduce_scatter_(sbuf, rbuf, rcounts, type, op, comm, req, ierr), hp_f_rc(ierr)),
+                      hp_trace_posted(hp_trace_reduce_scatter(&c_, rcounts, 0, hp_f_type(type), hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER)
 
 void mpi_reduce_scatter_block_(void *sbuf, void *rbuf, F *rcount, F *type, F *op, F *comm, F *ierr)
 {
-    HP_COUNTED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter_block(*rcount, hp_f_type(type), hp_f_comm(comm)),
-               (pmpi_reduce_scatter_block_(sbuf, rbuf, rcount, type, op, comm, ierr), hp_f_rc(ierr)));
+    HP_TRACED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter_block(*rcount, hp_f_type(type), hp_f_comm(comm)),
+              (pmpi_reduce_scatter_block_(sbuf, rbuf, rcount, type, op, comm, ierr), hp_f_rc(ierr)),
+              hp_trace_reduce_scatter(&c_, NULL, *rcount, hp_f_type(type), hp_f_comm(comm)));
 }
 HP_FORTRAN_NAMES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK)
 
 void mpi_ireduce_scatter_block_(void *sbuf, void *rbuf, F *rcount, F *type, F *op, F *comm, F *req, F *ierr)
 {
-    HP_STARTED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter_block(*rcount, hp_f_type(type), hp_f_comm(comm)),
-               hp_f_request(req),
-               (pmpi_ireduce_scatter_block_(sbuf, rbuf, rcount, type, op, comm, req, ierr), hp_f_rc(ierr)));
+    HP_STARTED_TRACED(HP_COLLECTIVE, 1, hp_bytes_reduce_scatter_block(*rcount, hp_f_type(type), hp_f_comm(comm)),
+                      hp_f_request(req),
+                      (pmpi_ireduce_scatter_block_(sbuf, rbuf, rcount, type, op, comm, req, ierr), hp_f_rc(ierr)),
+                      hp_trace_posted(hp_trace_reduce_scatter(&c_, NULL, *rcount, hp_f_type(type), hp_f_comm(comm))));
 }
 HP_FORTRAN_NAMES(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK)
 

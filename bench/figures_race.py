@@ -2,15 +2,19 @@
 tests/test_race.py asserts with (analysis.synthetic: each run's time the candidate's true time × e^(noise·ε),
 raced by analysis.race's Racer).
 10,000 races a scenario take about a minute in all, so `bench/figures.py --refresh` (`make figures`) measures them
-into bench/runs/race-error-rates.json and the figures are read from it."""
+into bench/runs/race-error-rates.json and the figures are read from it. Also the main job run again and again
+(bench/demo_repeat.py's kept stores): each run's outcome per scale, and whether two runs contradict each other."""
 
 from __future__ import annotations
 
 import datetime
 import json
+import tarfile
 from functools import cache
 
 import common
+from demo_repeat import answers, contradictions
+from figures_device import report
 from hybridperf.analysis import synthetic
 from hybridperf.analysis.race import ranks, Rule
 from hybridperf.files import write_atomic
@@ -89,6 +93,36 @@ def first_bounded(candidates: int) -> str:
     return str(next(n for n in range(1, 1000) if ranks(n, alpha)[0] >= 1 and ranks(n, alpha)[1] <= n))
 
 
+@cache
+def demo_reports() -> list[dict]:
+    """`hybridperf report --json` of each run in the latest bench/demo_repeat.py archive, in order."""
+    archive = sorted(common.RUNS.glob("demo_repeat-*.tgz"))[-1]
+    with tarfile.open(archive) as tar:
+        runs = sorted({name.split("/")[0] for name in tar.getnames()}, key=lambda n: int(n.split("-")[1]))
+    return [report(str(archive), run) for run in runs]
+
+
+def demo_repeat() -> tuple[list[dict], list[str]]:
+    """Each run's answers per (parameters, scale), and the contradictions between runs."""
+    found = [answers(r) for r in demo_reports()]
+    return found, contradictions(found)
+
+
+def demo_load() -> str:
+    """The range of the 1-minute load average before each run: what else the machine was doing."""
+    loads = [r["campaign"]["machine"]["load_average"][0] for r in demo_reports()]
+    return f"{min(loads):.1f}–{max(loads):.1f}"
+
+
+def demo_outcomes() -> str:
+    """'size 20 at 2 cores: tie, tie, tie; size 32 at 2 cores: tie, hybrid-1 wins, tie' (the 1-core baseline left out)."""
+    found, _ = demo_repeat()
+    said = {key: [run[key] for run in found] for key in found[0] if key[1] > 1}
+    return "; ".join(f"size {json.loads(params)['size']} at {cores} cores: " + ", ".join(
+        f"{a['winner']} wins" if a["outcome"] == "wins" else a["outcome"] for a in answers_at)
+        for (params, cores), answers_at in said.items())
+
+
 FIGURES = {
     "race.first_bounded_2": lambda: first_bounded(2),
     "race.first_bounded_3": lambda: first_bounded(3),
@@ -97,6 +131,10 @@ FIGURES = {
     "race.lead_found": lambda: pct(share("5% lead, 3%", "wins c0")),
     "race.lead_blocks": lambda: f"{stored()['5% lead, 3%']['mean_blocks']:.0f}",
     "race.lead_found_slow": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0'):.0f}%",
+    "race.demo_runs": lambda: str(len(demo_repeat()[0])),
+    "race.demo_load": demo_load,
+    "race.demo_outcomes": demo_outcomes,
+    "race.demo_contradictions": lambda: str(len(demo_repeat()[1])),
     "race.slower_wins": lambda: pct(share("1% lead (inside the 2% band), 3%", "wins")
                                     - share("1% lead (inside the 2% band), 3%", "wins c0")),
 }

@@ -94,6 +94,11 @@ def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
         if not measured:
             continue
         window = f"{statistics.median(measured):.3f} s measured"
+        ideal = [r[HERE]["seconds"] * r[HERE]["transfer"] for r in replayed]  # transfer = ideal / network time
+        ratios = [s / m for s, m in zip(ideal, measured)]
+        rows.append(common.Row(f"{program} 2x1 replayed on an ideal network (no latency, no bandwidth limit): "
+                               "replayed / measured", f"{statistics.median(ideal):.3f} s (ratio "
+                                                      f"{statistics.median(ratios):.3f})", window))
         for name in (HERE, *CLUSTERS):
             seconds = [r[name]["seconds"] for r in replayed]
             ratios = [s / m for s, m in zip(seconds, measured)]

@@ -9,10 +9,12 @@ bench/runs/dlpoly-figures.json and the figures are read from it."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import datetime
 import json
 import tempfile
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -24,10 +26,13 @@ from hybridperf.launch.lines import Configuration
 from hybridperf.models.split import Split
 from hybridperf.simulate import point
 from hybridperf.simulate.dlpoly import dlpoly_plan
-from hybridperf.simulate.plan import parse
+from hybridperf.simulate.plan import parse, Plan
+from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.study import thesis_costs
 
 STORED = common.REPO / "bench" / "runs" / "dlpoly-figures.json"
+NOISY = common.REPO / "bench" / "runs" / "dlpoly-noise.json"
+NOISE_SEEDS, NOISE_SCALES, NOISE_CORES = (1, 2), (1, 4, 16), (64, 128, 256, 512)
 CORE_RATIO = 2.5  # assumed: a Harpertown core (2008, SSE) against this machine's, per atom-step
 GUPTA = ("--potential", "eam/fs", "--potential-file", str(common.REPO / "results/potentials/CuAu.gupta.eam.fs"),
          "--elements", "Cu,Au", "--lattice", "l12", "--lattice-constant", "3.751")
@@ -46,26 +51,56 @@ def serial_costs() -> dict[str, float]:
     return {k: run["regions"][k]["time"]["avg"] / atom_steps for k in ("force", "density", "integrate", "neighbor")}
 
 
-def refresh() -> None:
-    merlin = cluster.load("merlin")
-    here = serial_costs()
-    costs = dataclasses.replace(thesis_costs(merlin), **{k: v * CORE_RATIO for k, v in here.items()})
-    rows = []
-    for cores in CORES:
+def _splits(cores_swept: tuple[int, ...]) -> Iterator[tuple[int, str, Split, Plan]]:
+    """(cores, split name, split, DL_POLY's plan of test 20) of each point, said as it is planned."""
+    for cores in cores_swept:
         for name, per_node in SPLITS.items():
             split = Split(cores // 8, per_node, 8 // per_node)
             print(f"DL_POLY's step, test 20 on Merlin: {cores} cores {name}", flush=True)
-            plan = dlpoly_plan(parse(kernels.plan("md", (*GUPTA, *TEST20, "--steps", str(STEPS)), split.ranks)))
-            with tempfile.TemporaryDirectory() as tmp:
-                done = point.simulate(plan, costs, merlin, split, Path(tmp))
-            rows.append({"cores": cores, "split": name, "seconds_per_step": done.seconds / STEPS,
-                         "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds})
+            yield cores, name, split, dlpoly_plan(parse(kernels.plan("md", (*GUPTA, *TEST20, "--steps", str(STEPS)),
+                                                                    split.ranks)))
+
+
+def _costs(merlin: cluster.ClusterSpec, here: dict[str, float]) -> MdCosts:
+    """The thesis's Merlin model with this core's costs per atom-step times CORE_RATIO."""
+    return dataclasses.replace(thesis_costs(merlin), **{k: v * CORE_RATIO for k, v in here.items()})
+
+
+def refresh() -> None:
+    merlin = cluster.load("merlin")
+    here = serial_costs()
+    costs = _costs(merlin, here)
+    rows = []
+    for cores, name, split, plan in _splits(CORES):
+        with tempfile.TemporaryDirectory() as tmp:
+            done = point.simulate(plan, costs, merlin, split, Path(tmp))
+        rows.append({"cores": cores, "split": name, "seconds_per_step": done.seconds / STEPS,
+                     "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "core_ratio": CORE_RATIO,
                 "serial_s_per_atom_step": here, "rows": rows}
     write_atomic(STORED, json.dumps(document, indent=1) + "\n")
     stored.cache_clear()
     print(f"wrote {STORED.relative_to(common.REPO)}")
+
+
+def refresh_noise() -> None:
+    """DL_POLY's step on Merlin with its noise at each size, the costs those of dlpoly-figures.json."""
+    merlin, began = cluster.load("merlin"), datetime.datetime.now(datetime.timezone.utc)
+    costs = _costs(merlin, stored()["serial_s_per_atom_step"])
+    rows = []
+    for cores, name, split, plan in _splits(NOISE_CORES):
+        for scale, seed in [(0, None), *((s, seed) for s in NOISE_SCALES for seed in NOISE_SEEDS)]:
+            spec = cluster.with_noise(merlin, seed, float(scale))
+            with tempfile.TemporaryDirectory() as tmp:
+                whole = point.replays(plan, costs, spec, split, Path(tmp), ("whole",))["whole"]
+            rows.append({"cores": cores, "split": name, "scale": scale, "seed": seed, "seconds_per_step": whole / STEPS})
+    document = {"made": began.isoformat(timespec="seconds"), "hybridperf": common.machine_state()["hybridperf"],
+                "minutes": (datetime.datetime.now(datetime.timezone.utc) - began).total_seconds() / 60,
+                "costs_from": STORED.name, "noise": dataclasses.asdict(merlin.noise) if merlin.noise else None,
+                "rows": rows}
+    write_atomic(NOISY, json.dumps(document, indent=1) + "\n")
+    print(f"wrote {NOISY.relative_to(common.REPO)}")
 
 
 @cache
@@ -91,3 +126,12 @@ FIGURES = {
     "dlpoly.pure_over_h1": lambda: _ratios("hybrid-1"),
     "dlpoly.pure_over_h2": lambda: _ratios("hybrid-2"),
 }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--noise", action="store_true", required=True,
+                        help="replay DL_POLY's step with Merlin's noise at each size into bench/runs/dlpoly-noise.json "
+                             "(the rest is remade by bench/figures.py --refresh)")
+    parser.parse_args()
+    refresh_noise()

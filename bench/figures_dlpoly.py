@@ -94,7 +94,8 @@ def refresh_noise() -> None:
             spec = cluster.with_noise(merlin, seed, float(scale))
             with tempfile.TemporaryDirectory() as tmp:
                 whole = point.replays(plan, costs, spec, split, Path(tmp), ("whole",))["whole"]
-            rows.append({"cores": cores, "split": name, "scale": scale, "seed": seed, "seconds_per_step": whole / STEPS})
+            rows.append({"cores": cores, "split": name, "scale": scale, "seed": seed,
+                         "seconds_per_step": whole / STEPS})
     document = {"made": began.isoformat(timespec="seconds"), "hybridperf": common.machine_state()["hybridperf"],
                 "minutes": (datetime.datetime.now(datetime.timezone.utc) - began).total_seconds() / 60,
                 "costs_from": STORED.name, "noise": dataclasses.asdict(merlin.noise) if merlin.noise else None,
@@ -118,6 +119,59 @@ def _ratios(hybrid: str) -> str:
     return f"{min(values):.2f}–{max(values):.2f}"
 
 
+@cache
+def noisy() -> dict:
+    return json.loads(NOISY.read_text())
+
+
+def _noisy_ratio(cores: int, hybrid: str, scale: float, seed: int | None) -> float:
+    """t_MPI / t_hybrid of the noisy run at a core count, noise size and seed."""
+    step = {r["split"]: r["seconds_per_step"] for r in noisy()["rows"]
+            if (r["cores"], r["scale"], r["seed"]) == (cores, scale, seed)}
+    return step["pure-mpi"] / step[hybrid]
+
+
+def _span(values: list[float], digits: int = 2) -> str:
+    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+    return low if low == high else f"{low}–{high}"
+
+
+def _per_size(cores: int, hybrid: str) -> str:
+    """t_MPI / t_hybrid at each swept noise size, over the seeds: '0.82, 0.80–0.81, 0.74'."""
+    return ", ".join(_span([_noisy_ratio(cores, hybrid, s, seed) for seed in NOISE_SEEDS]) for s in NOISE_SCALES)
+
+
+def _sizes() -> str:
+    """Each swept size as a node's mean slowdown: '1%, 4% and 16%'."""
+    mean = sum(noisy()["noise"]["slowdowns"]) / len(noisy()["noise"]["slowdowns"])
+    sizes = [f"{100 * mean * s:g}%" for s in NOISE_SCALES]
+    return f"{', '.join(sizes[:-1])} and {sizes[-1]}"
+
+
+def _hybrids_win() -> str:
+    """The smallest swept size from which both hybrids beat pure MPI at 256 and 512 cores for every seed."""
+    for scale in NOISE_SCALES:
+        if all(_noisy_ratio(c, h, scale, seed) > 1 for c in (256, 512) for h in ("hybrid-1", "hybrid-2")
+               for seed in NOISE_SEEDS):
+            return f"from ×{scale:g} on"
+    return "at none of the swept sizes"
+
+
+def _without_noise() -> str:
+    """The noisy run's replays without noise, which must be dlpoly-figures.json's: t_MPI / t_H1 and t_H2 at 64–512."""
+    for r in noisy()["rows"]:
+        if r["scale"] == 0 and r["seconds_per_step"] != _row(r["cores"], r["split"])["seconds_per_step"]:
+            raise SystemExit(f"{NOISY.name}: {r['cores']} cores {r['split']} without noise is not {STORED.name}'s")
+    return _span([_noisy_ratio(c, h, 0, None) for c in NOISE_CORES for h in ("hybrid-1", "hybrid-2")])
+
+
+def _stretch(cores: int, scale: float) -> str:
+    """How much longer pure MPI's step is with the noise at `scale` than without, over the seeds."""
+    step = {(r["scale"], r["seed"]): r["seconds_per_step"] for r in noisy()["rows"]
+            if (r["cores"], r["split"]) == (cores, "pure-mpi")}
+    return _span([100 * (step[scale, seed] / step[0, None] - 1) for seed in NOISE_SEEDS], 0) + "%"
+
+
 FIGURES = {
     "dlpoly.force_ns": lambda: f"{stored()['serial_s_per_atom_step']['force'] * 1e9:.0f}",
     "dlpoly.density_ns": lambda: f"{stored()['serial_s_per_atom_step']['density'] * 1e9:.0f}",
@@ -125,6 +179,18 @@ FIGURES = {
     "dlpoly.allreduce_share_32": lambda: f"{_row(32, 'pure-mpi')['allreduce_share'] * 100:.1f}%",
     "dlpoly.pure_over_h1": lambda: _ratios("hybrid-1"),
     "dlpoly.pure_over_h2": lambda: _ratios("hybrid-2"),
+    "dlpoly.noise_sizes": _sizes,
+    "dlpoly.noise_seeds": lambda: str(len(NOISE_SEEDS)),
+    "dlpoly.noise_minutes": lambda: f"{noisy()['minutes']:.1f}",
+    "dlpoly.noise_without": _without_noise,
+    "dlpoly.noise_h1_512": lambda: _per_size(512, "hybrid-1"),
+    "dlpoly.noise_h2_256": lambda: _per_size(256, "hybrid-2"),
+    "dlpoly.noise_all": lambda: _span([_noisy_ratio(c, h, s, seed) for c in NOISE_CORES for h in ("hybrid-1",
+                                       "hybrid-2") for s in NOISE_SCALES for seed in NOISE_SEEDS]),
+    "dlpoly.noise_verdict": _hybrids_win,
+    "dlpoly.noise_stretch_512": lambda: _stretch(512, NOISE_SCALES[-1]),
+    "dlpoly.noise_largest": lambda: f"×{NOISE_SCALES[-1]:g}",
+    "dlpoly.noise_scales": lambda: f"{', '.join(f'×{s:g}' for s in NOISE_SCALES[:-1])} and ×{NOISE_SCALES[-1]:g}",
 }
 
 

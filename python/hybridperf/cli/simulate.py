@@ -85,7 +85,7 @@ def simulate(
     ranks_per_node: Annotated[Optional[int], typer.Option(min=1, help="An app study's replay: ranks per node of the "
                                                                       "cluster (default: as measured, as many as a "
                                                                       "node holds).")] = None,
-    noise_seed: Annotated[Optional[int], typer.Option("--noise-seed", min=0, help="Replay with the description's OS "
+    noise_seed: Annotated[Optional[int], typer.Option("--noise-seed", help="Replay with the description's OS "
                                                       "noise, each node's speed profile drawn from this seed (a study "
                                                       "<name>-on-<cluster>-noise<seed>; the seed is stored with each "
                                                       "run).")] = None,

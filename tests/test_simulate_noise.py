@@ -3,8 +3,8 @@ closed forms, and that a description without it (or with it, undrawn) replays ex
 
 from __future__ import annotations
 
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from hybridperf.simulate import noise
 from hybridperf.simulate.replay import replay
 from hybridperf.store.db import Store
 from hybridperf.study import spec as specs
+from test_simulate import HYBRIDPERF, SIMULATED, SPEC
 from test_simulate_network import needs_smpi
 
 STELLA = cluster.found()["stella"][0].read_text()  # a description without noise
@@ -144,19 +145,9 @@ def test_a_seed_needs_declared_noise_and_is_a_whole_number():
             cluster.with_noise(HALF_SECONDS, seed, scale)
 
 
-TINY = """
-study: tiny-md
-kernel: md
-params: {size: 8, steps: 20}
-configurations: [pure-mpi, hybrid-1]
-cores: [1, 2]
-results: RESULTS
-"""
-
-
 def _simulate(spec: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hybridperf", "simulate", str(spec), "--cores", "8,16", "--costs",
-                           "thesis", *extra], capture_output=True, text=True)
+    return subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cores", "8,16", "--costs", "thesis", *extra],
+                          capture_output=True, text=True)
 
 
 def _times(results: Path, study: str) -> dict[tuple, tuple[float, dict]]:
@@ -173,7 +164,7 @@ def test_simulate_with_a_noise_seed_stores_a_study_of_its_own_with_the_seed(tmp_
     described = tmp_path / "halved.yaml"
     described.write_text(STELLA + "noise: {interval: 1ms, slowdowns: [1], assumed: true}\n")
     spec = tmp_path / "tiny.yaml"
-    spec.write_text(TINY.replace("RESULTS", str(tmp_path / "r")))
+    spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "r")))
     for extra in ((), ("--noise-seed", "3"), ("--noise-seed", "3", "--results", str(tmp_path / "again"))):
         out = _simulate(spec, "--cluster", str(described), *extra)
         assert out.returncode == 0, out.stderr
@@ -190,34 +181,23 @@ def test_simulate_with_a_noise_seed_stores_a_study_of_its_own_with_the_seed(tmp_
 
 def test_a_noise_seed_without_declared_noise_is_refused_in_one_line_and_writes_nothing(tmp_path: Path):
     spec = tmp_path / "tiny.yaml"
-    spec.write_text(TINY.replace("RESULTS", str(tmp_path / "none")))
+    spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "none")))
     for extra, says in ((("--cluster", "stella", "--noise-seed", "1"), "Stella declares no noise"),
                         (("--cluster", "merlin", "--noise-seed", "-1"), "a noise seed is a whole number from 0")):
         out = _simulate(spec, *extra)
         assert out.returncode == 2 and says in out.stderr, out.stderr
         assert len(out.stderr.strip().splitlines()) == 1
-    out = subprocess.run([sys.executable, "-m", "hybridperf", "simulate", "validate", "--noise-seed", "1"],
-                         capture_output=True, text=True)
+    out = subprocess.run([*HYBRIDPERF, "simulate", "validate", "--noise-seed", "1"], capture_output=True, text=True)
     assert out.returncode == 2 and "simulate validate does not take it" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "none").exists()
 
 
-SIMULATED = """
-study: tiny-sim
-kernel: md
-params: {size: 8, steps: 2}
-configurations: [pure-mpi, hybrid-1]
-nodes: [1, 2]
-backend: simgrid
-simgrid: {cluster: CLUSTER, costs: thesis, noise_seed: SEED}
-results: RESULTS
-"""
-
-
 def test_a_simulated_spec_takes_a_noise_seed_only_for_a_description_with_noise(tmp_path: Path):
     def parsed(name: str, seed: str) -> specs.Study:
-        text = SIMULATED.replace("CLUSTER", name).replace("SEED", seed).replace("RESULTS", str(tmp_path))
+        text = SIMULATED.replace("simgrid: {cluster: merlin, costs: thesis}",
+                                 f"simgrid: {{cluster: {name}, costs: thesis, noise_seed: {seed}}}")
+        text = text.replace("RESULTS", str(tmp_path))
         return specs.parse(text, cores_per_node=2)
 
     assert parsed("merlin", "7").simgrid == {"cluster": "merlin", "costs": "thesis", "noise_seed": 7}
@@ -225,3 +205,13 @@ def test_a_simulated_spec_takes_a_noise_seed_only_for_a_description_with_noise(t
                              ("merlin", "'7'", "a noise seed is a whole")):
         with pytest.raises(specs.SpecError, match=says):
             parsed(name, seed)
+
+
+def test_merlins_noise_is_declared_assumed_and_shown():
+    """Merlin's shipped noise: 1 ms intervals, one in ten 10% slow (a mean slowdown of 1%), assumed, undrawn."""
+    merlin = cluster.load("merlin")
+    assert merlin.noise is not None and not merlin.noisy and merlin.noise.assumed
+    assert merlin.noise.interval == pytest.approx(1e-3) and sorted(merlin.noise.slowdowns) == [0.0] * 9 + [0.1]
+    out = subprocess.run([*HYBRIDPERF, "cluster", "show", "merlin"], capture_output=True, text=True,
+                         env={**os.environ, "COLUMNS": "300"})
+    assert out.returncode == 0 and "noise (with --noise-seed)" in out.stdout and "every 1ms" in out.stdout

@@ -5,7 +5,13 @@ Compute costs: a 1 rank x 1 thread hybridperf-md run of the same potential made 
 atom-step, integration; its neighbour list per atom-step, as DL_POLY builds its link cells every step) times
 CORE_RATIO, an assumed slowdown of Merlin's 2008 core against this one; threading losses and fork/join the
 thesis's (Tables 4.6/4.7, Table 3.1). The replays take minutes, so `bench/figures.py --refresh` runs them into
-bench/runs/dlpoly-figures.json and the figures are read from it."""
+bench/runs/dlpoly-figures.json and the figures are read from it.
+
+With OS noise (`python bench/figures_dlpoly.py --noise`, into bench/runs/dlpoly-noise.json): the same step at 64 to
+512 cores with dlpoly-figures.json's costs, each point replayed whole on Merlin without noise (scale 0) and with its
+description's assumed noise drawn from each of NOISE_SEEDS at each of NOISE_SCALES (its slowdowns times the scale),
+its interval as declared and a tenth of it (NOISE_INTERVALS). A seed draws node k's profile alike for every split,
+so pure MPI and the hybrids meet the same noise at a core count."""
 
 from __future__ import annotations
 
@@ -33,6 +39,8 @@ from hybridperf.simulate.study import thesis_costs
 STORED = common.REPO / "bench" / "runs" / "dlpoly-figures.json"
 NOISY = common.REPO / "bench" / "runs" / "dlpoly-noise.json"
 NOISE_SEEDS, NOISE_SCALES, NOISE_CORES = (1, 2), (1, 4, 16), (64, 128, 256, 512)
+NOISE_INTERVALS = ("1ms", "100us")  # Merlin's declared interval, then a tenth of it (shorter, sharper detours)
+HYBRIDS = ("hybrid-1", "hybrid-2")
 CORE_RATIO = 2.5  # assumed: a Harpertown core (2008, SSE) against this machine's, per atom-step
 GUPTA = ("--potential", "eam/fs", "--potential-file", str(common.REPO / "results/potentials/CuAu.gupta.eam.fs"),
          "--elements", "Cu,Au", "--lattice", "l12", "--lattice-constant", "3.751")
@@ -84,17 +92,27 @@ def refresh() -> None:
     print(f"wrote {STORED.relative_to(common.REPO)}")
 
 
+def _every(merlin: cluster.ClusterSpec, interval: str | None) -> cluster.ClusterSpec:
+    """Merlin with its noise's interval set (None: as declared)."""
+    if interval is None or merlin.noise is None:
+        return merlin
+    seconds = cluster.quantity(interval, cluster.TIME_UNITS, "interval")
+    return dataclasses.replace(merlin, noise=dataclasses.replace(merlin.noise, interval_text=interval,
+                                                                  interval=seconds))
+
+
 def refresh_noise() -> None:
     """DL_POLY's step on Merlin with its noise at each size, the costs those of dlpoly-figures.json."""
     merlin, began = cluster.load("merlin"), datetime.datetime.now(datetime.timezone.utc)
     costs = _costs(merlin, stored()["serial_s_per_atom_step"])
     rows = []
     for cores, name, split, plan in _splits(NOISE_CORES):
-        for scale, seed in [(0, None), *((s, seed) for s in NOISE_SCALES for seed in NOISE_SEEDS)]:
-            spec = cluster.with_noise(merlin, seed, float(scale))
+        for interval, scale, seed in [(None, 0, None), *((i, s, seed) for i in NOISE_INTERVALS for s in NOISE_SCALES
+                                                         for seed in NOISE_SEEDS)]:
+            spec = cluster.with_noise(_every(merlin, interval), seed, float(scale))
             with tempfile.TemporaryDirectory() as tmp:
                 whole = point.replays(plan, costs, spec, split, Path(tmp), ("whole",))["whole"]
-            rows.append({"cores": cores, "split": name, "scale": scale, "seed": seed,
+            rows.append({"cores": cores, "split": name, "interval": interval, "scale": scale, "seed": seed,
                          "seconds_per_step": whole / STEPS})
     document = {"made": began.isoformat(timespec="seconds"), "hybridperf": common.machine_state()["hybridperf"],
                 "minutes": (datetime.datetime.now(datetime.timezone.utc) - began).total_seconds() / 60,
@@ -124,10 +142,11 @@ def noisy() -> dict:
     return json.loads(NOISY.read_text())
 
 
-def _noisy_ratio(cores: int, hybrid: str, scale: float, seed: int | None) -> float:
-    """t_MPI / t_hybrid of the noisy run at a core count, noise size and seed."""
+def _noisy_ratio(cores: int, hybrid: str, scale: float, seed: int | None, interval: str | None = NOISE_INTERVALS[0]) \
+        -> float:
+    """t_MPI / t_hybrid of the noisy run at a core count, noise size, seed and interval (None: without noise)."""
     step = {r["split"]: r["seconds_per_step"] for r in noisy()["rows"]
-            if (r["cores"], r["scale"], r["seed"]) == (cores, scale, seed)}
+            if (r["cores"], r["interval"], r["scale"], r["seed"]) == (cores, interval, scale, seed)}
     return step["pure-mpi"] / step[hybrid]
 
 
@@ -148,10 +167,16 @@ def _sizes() -> str:
     return f"{', '.join(sizes[:-1])} and {sizes[-1]}"
 
 
-def _hybrids_win() -> str:
+def _all(interval: str) -> str:
+    """t_MPI / t_hybrid over every core count, hybrid, size and seed at the interval, lowest–highest."""
+    return _span([_noisy_ratio(c, h, s, seed, interval) for c in NOISE_CORES for h in HYBRIDS for s in NOISE_SCALES
+                  for seed in NOISE_SEEDS])
+
+
+def _hybrids_win(interval: str) -> str:
     """The smallest swept size from which both hybrids beat pure MPI at 256 and 512 cores for every seed."""
     for scale in NOISE_SCALES:
-        if all(_noisy_ratio(c, h, scale, seed) > 1 for c in (256, 512) for h in ("hybrid-1", "hybrid-2")
+        if all(_noisy_ratio(c, h, scale, seed, interval) > 1 for c in (256, 512) for h in HYBRIDS
                for seed in NOISE_SEEDS):
             return f"from ×{scale:g} on"
     return "at none of the swept sizes"
@@ -162,13 +187,13 @@ def _without_noise() -> str:
     for r in noisy()["rows"]:
         if r["scale"] == 0 and r["seconds_per_step"] != _row(r["cores"], r["split"])["seconds_per_step"]:
             raise SystemExit(f"{NOISY.name}: {r['cores']} cores {r['split']} without noise is not {STORED.name}'s")
-    return _span([_noisy_ratio(c, h, 0, None) for c in NOISE_CORES for h in ("hybrid-1", "hybrid-2")])
+    return _span([_noisy_ratio(c, h, 0, None, None) for c in NOISE_CORES for h in HYBRIDS])
 
 
 def _stretch(cores: int, scale: float) -> str:
     """How much longer pure MPI's step is with the noise at `scale` than without, over the seeds."""
     step = {(r["scale"], r["seed"]): r["seconds_per_step"] for r in noisy()["rows"]
-            if (r["cores"], r["split"]) == (cores, "pure-mpi")}
+            if (r["cores"], r["split"]) == (cores, "pure-mpi") and r["interval"] in (None, NOISE_INTERVALS[0])}
     return _span([100 * (step[scale, seed] / step[0, None] - 1) for seed in NOISE_SEEDS], 0) + "%"
 
 
@@ -185,9 +210,11 @@ FIGURES = {
     "dlpoly.noise_without": _without_noise,
     "dlpoly.noise_h1_512": lambda: _per_size(512, "hybrid-1"),
     "dlpoly.noise_h2_256": lambda: _per_size(256, "hybrid-2"),
-    "dlpoly.noise_all": lambda: _span([_noisy_ratio(c, h, s, seed) for c in NOISE_CORES for h in ("hybrid-1",
-                                       "hybrid-2") for s in NOISE_SCALES for seed in NOISE_SEEDS]),
-    "dlpoly.noise_verdict": _hybrids_win,
+    "dlpoly.noise_all": lambda: _all(NOISE_INTERVALS[0]),
+    "dlpoly.noise_verdict": lambda: _hybrids_win(NOISE_INTERVALS[0]),
+    "dlpoly.noise_short": lambda: NOISE_INTERVALS[1].replace("us", " µs"),
+    "dlpoly.noise_short_all": lambda: _all(NOISE_INTERVALS[1]),
+    "dlpoly.noise_short_verdict": lambda: _hybrids_win(NOISE_INTERVALS[1]),
     "dlpoly.noise_stretch_512": lambda: _stretch(512, NOISE_SCALES[-1]),
     "dlpoly.noise_largest": lambda: f"×{NOISE_SCALES[-1]:g}",
     "dlpoly.noise_scales": lambda: f"{', '.join(f'×{s:g}' for s in NOISE_SCALES[:-1])} and ×{NOISE_SCALES[-1]:g}",

@@ -25,6 +25,7 @@ a preset's name replaces the preset.
       latency: {value: 0.5us, assumed: true, range: [0.5, 4], range_source: "shared memory: 0.25 to 2 us"}
       bandwidth: {value: 4GBps, assumed: true}
     fork_join: {value: 1.92us, threads: 8, source: "thesis Table 3.1"}
+    noise: {interval: 1ms, slowdowns: [0, 0, 0, 0.1], assumed: true, source: "..."}  # optional: OS noise
 
 `per_message` (optional) is what a node's network interface spends on each message it sends or receives, one
 message after another whichever of the node's ranks it serves: the part of `latency` that does not overlap when
@@ -34,13 +35,18 @@ is part of `latency`, the end-to-end figure of one message alone, so it must be 
 An assumed figure may declare `range`: the factors of its value it plausibly lies between (low <= 1 <= high),
 with `range_source`, one line on where the range comes from; `simulate validate --sensitivity` sweeps it. A
 figure with a source is not swept, so it takes no range.
+
+`noise` (optional) is OS noise as each node's speed over time: per `interval` a node runs at 1/(1+x) of its speed,
+x drawn from `slowdowns` (each entry equally likely: a measured sample, or an assumed one), with its `source` or
+`assumed: true`. It is declared, not used: a replay draws each node's profile from it only when given a seed
+(`with_noise`, `hybridperf simulate --noise-seed`), so a description with noise replays as one without until then.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
@@ -53,7 +59,8 @@ TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 RATE_UNITS = {"Bps": 1.0, "kBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
               "bps": 1 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8}
 TOPOLOGIES = ("star", "fat-tree", "torus")
-KEYS = {"name", "description", "nodes", "sockets", "cores_per_socket", "network", "intra_node", "fork_join"}
+KEYS = {"name", "description", "nodes", "sockets", "cores_per_socket", "network", "intra_node", "fork_join", "noise"}
+NOISE_KEYS = ("interval", "slowdowns", "source", "assumed")
 
 
 class ClusterError(ValueError):
@@ -81,6 +88,25 @@ class Topology:
 
 
 @dataclass(frozen=True)
+class Noise:
+    """OS noise: per interval a node runs at 1/(1+x) of its speed, x drawn from the slowdowns (simulate.noise draws
+    each node's profile). Off until a seed is given; `scale` multiplies every slowdown (the noise's size swept)."""
+
+    interval_text: str  # as written: "1ms"
+    interval: float  # seconds
+    slowdowns: tuple[float, ...]  # each equally likely
+    source: str
+    assumed: bool
+    seed: int | None = None  # None: declared, not drawn (constant speed, as without noise)
+    scale: float = 1.0
+
+    def describe(self) -> dict[str, Any]:
+        """What a simulated run stores of the noise it was replayed with."""
+        return {"interval": self.interval_text, "slowdowns": list(self.slowdowns), "scale": self.scale,
+                "seed": self.seed, "source": self.source, "assumed": self.assumed}
+
+
+@dataclass(frozen=True)
 class ClusterSpec:
     key: str  # the file's stem: "merlin"
     name: str
@@ -96,6 +122,12 @@ class ClusterSpec:
     fork_join: Figure
     fork_join_threads: int
     per_message: Figure | None = None  # the node's network interface's time per message (part of latency)
+    noise: Noise | None = None  # OS noise, declared; drawn only when its seed is set (with_noise)
+
+    @property
+    def noisy(self) -> bool:
+        """Whether a replay draws each node's speed profile from the noise."""
+        return self.noise is not None and self.noise.seed is not None
 
     @property
     def cores_per_node(self) -> int:
@@ -152,6 +184,38 @@ def _range(entry: dict, assumed: bool, where: str) -> tuple[tuple[float, float] 
     if not entry.get("range_source"):
         raise ValueError(f"{where}: say where the range comes from (range_source: ...)")
     return (float(bounds[0]), float(bounds[1])), str(entry["range_source"])
+
+
+def _noise(entry: Any) -> Noise:
+    if not isinstance(entry, dict):
+        raise ValueError("noise must be a mapping: interval, slowdowns and a source (or assumed: true)")
+    unknown = set(entry) - set(NOISE_KEYS)
+    if unknown:
+        raise ValueError(f"noise: unknown key {sorted(unknown)[0]!r} ({', '.join(NOISE_KEYS)})")
+    interval = quantity(entry.get("interval"), TIME_UNITS, "noise.interval")
+    slowdowns = entry.get("slowdowns")
+    if (not isinstance(slowdowns, list) or not slowdowns
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in slowdowns)):
+        raise ValueError("noise.slowdowns must be a list of numbers of at least 0 (a node runs at 1/(1+x) of its "
+                         f"speed), got {slowdowns!r}")
+    assumed = entry.get("assumed", False)
+    if not isinstance(assumed, bool) or (not assumed and not entry.get("source")):
+        raise ValueError("noise: say where the slowdowns come from (source: ...) or mark them assumed: true")
+    return Noise(str(entry["interval"]), interval, tuple(float(x) for x in slowdowns), str(entry.get("source", "")),
+                 assumed)
+
+
+def with_noise(spec: ClusterSpec, seed: int | None, scale: float = 1.0) -> ClusterSpec:
+    """The description with its noise drawn from `seed` (None: as it is, at constant speed); ClusterError where it
+    declares no noise."""
+    if seed is None:
+        return spec
+    if spec.noise is None:
+        raise ClusterError(f"{spec.name} declares no noise: add noise: {{interval, slowdowns, source}} to its "
+                           "description (docs/clusters.md) to replay with noise")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or scale < 0:
+        raise ClusterError(f"a noise seed is a whole number from 0 and its scale at least 0, got {seed!r}, {scale!r}")
+    return replace(spec, noise=replace(spec.noise, seed=seed, scale=scale))
 
 
 def _topology(entry: Any, nodes: int, where: str) -> Topology:
@@ -217,7 +281,8 @@ def parse(text: str, key: str, source: str = "<cluster>") -> ClusterSpec:
             topology=_topology(network.get("topology"), counts["nodes"], "network.topology"),
             intra_latency=_figure(intra.get("latency"), TIME_UNITS, "intra_node.latency"),
             intra_bandwidth=_figure(intra.get("bandwidth"), RATE_UNITS, "intra_node.bandwidth"),
-            fork_join=_figure(fork_join, TIME_UNITS, "fork_join"), fork_join_threads=threads, per_message=per_message)
+            fork_join=_figure(fork_join, TIME_UNITS, "fork_join"), fork_join_threads=threads, per_message=per_message,
+            noise=_noise(data["noise"]) if "noise" in data else None)
     except (ValueError, yaml.YAMLError) as err:
         raise ClusterError(f"{source}: {err}") from None
 
@@ -311,12 +376,13 @@ def host_names(spec: ClusterSpec) -> list[str]:
     return [f"{spec.key}-{k}" for k in range(spec.nodes)]
 
 
-def platform_xml(spec: ClusterSpec) -> str:
+def platform_xml(spec: ClusterSpec, profiles: str = "") -> str:
     """A SimGrid platform (version 4.1) for the description. Host speed is 1 Gflop/s so that the compute model's
     seconds replay as gigaflops (simulate.traces). A message between nodes crosses two private links (the
     sender's and the receiver's), so each gets half the described latency: the description's figure is what a
     message costs end to end, as a ping-pong measures it. Where the description gives a time per message, the
-    links' latency is the rest: the replay's padding of each message between nodes (message_padding) supplies it."""
+    links' latency is the rest: the replay's padding of each message between nodes (message_padding) supplies it.
+    `profiles`: SimGrid <trace> and <trace_connect> elements (simulate.noise), after the zone."""
     wire = spec.latency.value - (spec.per_message.value if spec.per_message else 0.0)
     attributes = {
         "id": spec.key, "prefix": f"{spec.key}-", "suffix": "", "radical": f"0-{spec.nodes - 1}", "speed": "1Gf",
@@ -338,4 +404,5 @@ def platform_xml(spec: ClusterSpec) -> str:
             "  <zone id=\"world\" routing=\"Full\">\n"
             f"    <cluster {cluster}/>\n"
             "  </zone>\n"
+            f"{profiles}"
             "</platform>\n")

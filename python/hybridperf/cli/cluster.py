@@ -64,6 +64,12 @@ def show_command(name: Annotated[str, typer.Argument(help="A description's name 
     topology = spec.topology
     table.add_row("topology", " ".join([topology.kind, *map(str, topology.parameters)]),
                   "[yellow]assumed[/yellow]" if topology.assumed else topology.source)
+    if spec.noise:
+        noise = spec.noise
+        table.add_row("noise (with --noise-seed)", f"every {noise.interval_text}: speed 1/(1+x), x of "
+                      f"{', '.join(f'{x:g}' for x in noise.slowdowns)}",
+                      "[yellow]assumed[/yellow]" + (f": {noise.source}" if noise.source else "") if noise.assumed
+                      else noise.source)
     console.print(table)
 
 

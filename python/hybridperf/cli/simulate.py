@@ -85,6 +85,10 @@ def simulate(
     ranks_per_node: Annotated[Optional[int], typer.Option(min=1, help="An app study's replay: ranks per node of the "
                                                                       "cluster (default: as measured, as many as a "
                                                                       "node holds).")] = None,
+    noise_seed: Annotated[Optional[int], typer.Option("--noise-seed", help="Replay with the description's OS "
+                                                      "noise, each node's speed profile drawn from this seed (a study "
+                                                      "<name>-on-<cluster>-noise<seed>; the seed is stored with each "
+                                                      "run).")] = None,
 ) -> None:
     """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
     `<name>-on-<cluster>`, and reported), `validate` the simulator against the seeds at their scale, or replay
@@ -92,6 +96,9 @@ def simulate(
     try:
         if sizes is not None and target != "chain":
             fail("--sizes is the chain's: hybridperf simulate chain --cluster NAME --sizes 0,1K,64K")
+        if noise_seed is not None and target in ("chain", "validate"):
+            fail(f"--noise-seed replays a study's points with the description's noise; simulate {target} does not "
+                 "take it")
         if target == "chain":
             if sensitivity:
                 fail("--sensitivity moves a simulated study's inputs; simulate chain replays one pattern")
@@ -123,7 +130,7 @@ def simulate(
         measured = spec.load(target, cores_per_node=_node_cores)
         if measured.kernel == "app":
             _app(measured, cluster.load(cluster_name), results, speed, ranks_per_node,
-                 cores=cores, steps=steps, costs=costs, sensitivity=sensitivity)
+                 cores=cores, steps=steps, costs=costs, sensitivity=sensitivity, noise_seed=noise_seed is not None)
             return
         if speed != 1.0 or ranks_per_node is not None:
             fail("--speed and --ranks-per-node are for replaying an app study's traces (kernel: app, trace: true)")
@@ -131,7 +138,7 @@ def simulate(
             fail(f"--costs is one of {', '.join(COSTS)}, got {costs!r}")
         described = cluster.load(cluster_name)
         study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
-                                      _cores(cores), steps, cluster_name, costs)
+                                      _cores(cores), steps, cluster_name, costs, noise_seed)
         directory = results or Path(study.results)
         if costs == "measured" and not (directory / "results.db").exists():
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
@@ -145,7 +152,7 @@ def simulate(
                          f"are stored in {directory}; run the same command to resume")
             raise typer.Exit(130)
         if sensitivity:
-            moved = _sensitivity(described, outcome.stored, backend)
+            moved = _sensitivity(backend.spec, outcome.stored, backend)  # noise drawn as in the study
     except typer.Exit:
         raise
     except SimGridMissing as err:
@@ -167,7 +174,7 @@ def _app(study: spec.Study, described: cluster.ClusterSpec, results: Optional[Pa
          ranks_per_node: Optional[int], **planned) -> None:
     """An app study's traced runs replayed on the cluster, shown, stored and reported; the options of planned
     simulation refused."""
-    given = [f"--{k}" for k, v in planned.items() if v not in (None, False, "auto")]
+    given = [f"--{k.replace('_', '-')}" for k, v in planned.items() if v not in (None, False, "auto")]
     if given:
         fail(f"{', '.join(given)}: an app study is replayed from its traces as it ran (its cores and steps); "
              "--speed and --ranks-per-node say how it runs on the cluster")

@@ -83,7 +83,7 @@ class SimGridBackend:
     def __init__(self, study: Study, results: Path, say: Callable[[str], None] = lambda line: None):
         smpirun()  # SimGridMissing before any work
         self.study, self.results = study, results
-        self.spec = cluster.load(study.simgrid["cluster"])
+        self.spec = cluster.with_noise(cluster.load(study.simgrid["cluster"]), study.simgrid.get("noise_seed"))
         self.profiles = measured_profiles(results)
         self.costs = resolve_costs(study.simgrid.get("costs", "auto"), self.profiles, study.kernel, self.spec,
                                    str(results), say)

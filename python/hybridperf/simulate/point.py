@@ -121,5 +121,6 @@ def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.Cl
                  "barrier": _comm_class([0] * len(sent), [0] * len(sent), [0] * len(sent), 0.0)},
         plan.kernel: _kernel_section(plan),
         "simulated": {"cluster": spec.key, "cluster_name": spec.name, "simgrid": simgrid,
-                      "compute_seconds": result.compute, "compute_model": model.describe()},
+                      "compute_seconds": result.compute, "compute_model": model.describe(),
+                      **({"noise": spec.noise.describe()} if spec.noisy and spec.noise else {})},
     }

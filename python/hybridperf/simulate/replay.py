@@ -5,7 +5,8 @@ time.
 Ranks are placed as a launcher fills nodes: ranks_per_node consecutive ranks per host. SMPI's calibrated
 piecewise factors (fitted to one real cluster) are switched off, so that a message costs what the description
 says: its latency end to end plus its bytes over the bandwidth of each link it crosses, links shared by the
-messages that cross them at once (the node's link by all its ranks)."""
+messages that cross them at once (the node's link by all its ranks). Where the description's noise is drawn
+(cluster.with_noise), each node used gets its own speed profile (simulate.noise)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hybridperf import cluster
+from hybridperf.simulate import noise
 
 EXACT = ("--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1", "--cfg=network/crosstraffic:0")
 # The replayer keeps no globals of its own per rank, so each rank need not load its own copy of it (SMPI's
@@ -66,7 +68,8 @@ def replay(traces: Sequence[str], spec: cluster.ClusterSpec, ranks_per_node: int
         path.write_text(text)
         names.append(str(path))
     (workdir / "traces.txt").write_text("\n".join(names) + "\n")
-    (workdir / "platform.xml").write_text(cluster.platform_xml(spec))
+    nodes = -(-ranks // ranks_per_node)
+    (workdir / "platform.xml").write_text(cluster.platform_xml(spec, noise.elements(spec, nodes)))
     (workdir / "hosts.txt").write_text("".join(f"{hosts[r // ranks_per_node]}\n" for r in range(ranks)))
     command = [smpirun(), "-np", str(ranks), "-platform", "platform.xml", "-hostfile", "hosts.txt",
                "-replay", "traces.txt", *EXACT, *SHARED, "--cfg=smpi/display-timing:yes", "--log=root.thres:warning",

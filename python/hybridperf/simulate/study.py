@@ -46,15 +46,19 @@ def scales(spec: cluster.ClusterSpec, cores: tuple[int, ...] | None) -> tuple[in
 
 
 def on_cluster(study: Study, spec: cluster.ClusterSpec, cores: tuple[int, ...] | None, steps: int | None,
-               name: str, costs: str = "auto") -> Study:
+               name: str, costs: str = "auto", noise_seed: int | None = None) -> Study:
     """The study as it would run on the cluster (`name`: its description's name or file): backend simgrid, its
-    nodes, the core counts, one replay per point (a replay is exact)."""
+    nodes, the core counts, one replay per point (a replay is exact); with the description's noise drawn from
+    `noise_seed`, a study of its own (`<study>-on-<cluster>-noise<seed>`)."""
     if study.kernel not in PLANNED:
         raise SimulationError(f"simulate plans {', '.join(PLANNED)} runs; {study.kernel} has no --plan mode yet")
     params = dict(study.params) | ({"steps": [steps]} if steps else {})
-    return replace(study, name=f"{study.name}-on-{spec.key}", params=params, cores=scales(spec, cores), nodes=None,
-                   cores_per_node=spec.cores_per_node, repeats=None, decide=None, backend="simgrid",
-                   simgrid={"cluster": name, "costs": costs}, oversubscribe=False)
+    cluster.with_noise(spec, noise_seed)  # a ClusterError where the description declares no noise
+    noisy = {"noise_seed": noise_seed} if noise_seed is not None else {}
+    return replace(study, name=f"{study.name}-on-{spec.key}" + (f"-noise{noise_seed}" if noisy else ""),
+                   params=params, cores=scales(spec, cores), nodes=None, cores_per_node=spec.cores_per_node,
+                   repeats=None, decide=None, backend="simgrid", simgrid={"cluster": name, "costs": costs, **noisy},
+                   oversubscribe=False)
 
 
 def fork_join_of(spec: cluster.ClusterSpec) -> tuple[Callable[[int], float], str]:

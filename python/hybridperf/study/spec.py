@@ -40,7 +40,7 @@ DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra", "topology"}
 BACKENDS = ("local", "slurm", "simgrid")
-SIMGRID_KEYS = {"cluster", "costs"}
+SIMGRID_KEYS = {"cluster", "costs", "noise_seed"}
 SIMGRID_COSTS = ("auto", "measured", "thesis")
 PLANNED = ("md", "spmv")  # kernels with a --plan mode, which the simgrid backend replays
 
@@ -341,13 +341,18 @@ def _validate_simgrid(data: dict, ctx: Context, backend: str, kernel: str) -> di
     if costs not in SIMGRID_COSTS:
         raise ctx.error(("simgrid", "costs"), f"costs must be one of {', '.join(SIMGRID_COSTS)}, got {costs!r}")
     try:
-        cluster.load(str(block["cluster"]))
+        described = cluster.load(str(block["cluster"]))
     except cluster.ClusterError as err:
         raise ctx.error(("simgrid", "cluster"), str(err)) from None
+    seed = block.get("noise_seed")
+    try:
+        cluster.with_noise(described, seed)
+    except cluster.ClusterError as err:
+        raise ctx.error(("simgrid", "noise_seed"), str(err)) from None
     if "decide" in data or data.get("repeats", 1) != 1:
         raise ctx.error(("decide",) if "decide" in data else ("repeats",),
                         "a simulated study replays each point once (a replay is exact): no decide or repeats")
-    return {"cluster": str(block["cluster"]), "costs": costs}
+    return {"cluster": str(block["cluster"]), "costs": costs, **({"noise_seed": seed} if seed is not None else {})}
 
 
 def _validate_decide(data: dict, ctx: Context) -> dict[str, Any]:

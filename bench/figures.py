@@ -13,8 +13,8 @@ model, `hybridperf model dlpoly`, the potentials' direct sums), from a bench's r
 store or output kept from the 16-core machine in bench/runs/device/ (BT-MZ's from this one in
 bench/runs/bt-mz/), or from what is too slow to make in a test
 (`simulate validate` and other replays, 10,000 synthetic races a scenario), kept in
-bench/runs/simulated-figures.json, race-error-rates.json and dlpoly-figures.json, which `--refresh` remakes. A NAME no
-generator knows, or a generator no page marks, is an error.
+bench/runs/simulated-figures.json, race-error-rates.json, dlpoly-figures.json and dlpoly-noise.json, which `--refresh`
+remakes. A NAME no generator knows, or a generator no page marks, is an error.
 """
 
 from __future__ import annotations
@@ -101,6 +101,7 @@ def main() -> None:
         figures_simulated.refresh()
         figures_race.refresh()
         figures_dlpoly.refresh()
+        figures_dlpoly.refresh_noise()
     problems = unknown(PAGES)
     if problems:
         raise SystemExit("\n".join(problems))

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hp_output.h"
@@ -203,6 +204,21 @@ void hp_trace_window(int on, double now)
         burst(now);
 }
 
+/* A bad HYBRIDPERF_MPI_TRACE or limit, which rank 0 has just printed: the job ends. Rank 0 alone aborts, a moment
+ * after its line: MPICH's hydra forwards a rank's stderr through its proxy, and an abort from another rank that
+ * arrived first lost the line (seen in CI, under load). The others wait to be ended by that abort. */
+static void refuse(int rank, MPI_Comm world)
+{
+    if (rank == 0) {
+        fflush(stderr);
+        const struct timespec moment = {0, 200000000};
+        nanosleep(&moment, NULL);
+        PMPI_Abort(world, 1);
+    }
+    PMPI_Barrier(world);
+    exit(1); /* not reached: rank 0's abort ends every rank */
+}
+
 /* HYBRIDPERF_MPI_TRACE_LIMIT: bytes, with an optional K, M or G (binary); -1 when it is not that. */
 static long long parse_limit(const char *text)
 {
@@ -252,7 +268,7 @@ void hp_trace_start(void)
                     given);
     }
     PMPI_Bcast(&limit, 1, MPI_LONG_LONG, 0, world);
-    if (limit < 0) PMPI_Abort(world, 1);
+    if (limit < 0) refuse(trace.rank, world);
     PMPI_Bcast(trace.dir, DIR_MAX, MPI_CHAR, 0, world);
     if (!trace.dir[0]) return;
     trace.wanted = 1;

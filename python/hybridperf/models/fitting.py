@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import OptimizeWarning, curve_fit
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,8 @@ def fit(model: Callable[..., np.ndarray], x: dict[str, np.ndarray], y: np.ndarra
     dof = len(y) - len(names)
     sigma = np.abs(y) if relative else None
     bounds = (0.0, np.inf) if nonnegative else (-np.inf, np.inf)
+    from scipy.optimize import OptimizeWarning, curve_fit  # here: a third of every command's start-up otherwise
+
     with warnings.catch_warnings():
         # as many points as parameters leave no covariance: reported below as infinite errors, not a warning
         warnings.simplefilter("ignore", OptimizeWarning)

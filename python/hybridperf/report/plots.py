@@ -9,16 +9,27 @@ import io
 import math
 from typing import Callable
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from hybridperf.analysis import percall  # noqa: E402
-from hybridperf.analysis.percall import Tail  # noqa: E402
-from hybridperf.analysis.sections import class_seconds, comm_seconds, per_step, Point, region_seconds, Section, threading_overheads  # noqa: E402
+from hybridperf.analysis import percall
+from hybridperf.analysis.percall import Tail
+from hybridperf.analysis.sections import (class_seconds, comm_seconds, per_step, Point, region_seconds, Section,
+                                          threading_overheads)
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def _pyplot():
+    """matplotlib's pyplot (no display: Agg), imported at the first figure rather than with the module: it was two
+    fifths of every command's start-up, and most commands draw nothing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _subplots(*args, **kw):
+    return _pyplot().subplots(*args, **kw)
 
 
 def _legend(ax, **kw) -> None:
@@ -30,7 +41,7 @@ def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
+    _pyplot().close(fig)
     return buf.getvalue()
 
 
@@ -64,7 +75,7 @@ def _plot_metric(ax, section: Section, extract: Callable[[Point], tuple[float, f
 
 
 def total_time(section: Section) -> bytes:
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots(figsize=(6, 4))
     _plot_metric(ax, section, lambda p: (p.time.mean, p.time.error) if p.time else None, "loop time [s]")
     for i, (config, pts) in enumerate(_curves(section).items()):
         ax.scatter([p.scale for p in pts if p.time], [p.time.min for p in pts if p.time], marker="x", color="k",
@@ -81,12 +92,12 @@ def speedup(section: Section) -> bytes:
         return (p.efficiency, p.efficiency_error or 0.0) if p.efficiency else None
 
     if section.scaling.weak:
-        fig, ax = plt.subplots(figsize=(6, 3.6))
+        fig, ax = _subplots(figsize=(6, 3.6))
         _plot_metric(ax, section, efficiency, "weak-scaling efficiency T(1)/T(p)")
         ax.axhline(1.0, linestyle=":", color="grey", label="ideal")
         ax.set_title("Weak-scaling efficiency ± 1 SEM")
         return _png(fig)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, (left, right) = _subplots(1, 2, figsize=(9, 3.6))
     _plot_metric(left, section, lambda p: (p.speedup, p.speedup_error or 0.0) if p.speedup else None, "speedup")
     scales = sorted({p.cores for p in section.points})
     left.plot(scales, scales, ":", color="grey", label="ideal")
@@ -97,7 +108,7 @@ def speedup(section: Section) -> bytes:
 
 
 def communication(section: Section) -> bytes:
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, (left, right) = _subplots(1, 2, figsize=(9, 3.6))
 
     def seconds(p: Point):
         s = p.summary_of(comm_seconds)
@@ -127,7 +138,7 @@ def comm_classes(section: Section) -> bytes | None:
                if any((v := extract(p, cls)) and v[0] > 0 for p in section.points if p.runs)]
     if not present:
         return None
-    fig, axes = plt.subplots(1, len(present), figsize=(4 * len(present), 3.4), squeeze=False)
+    fig, axes = _subplots(1, len(present), figsize=(4 * len(present), 3.4), squeeze=False)
     for ax, cls in zip(axes[0], present):
         _plot_metric(ax, section, lambda p, cls=cls: extract(p, cls), f"{cls} [s]")
         ax.set_title(f"{cls} time (rank average) ± 1 SEM")
@@ -135,7 +146,7 @@ def comm_classes(section: Section) -> bytes | None:
 
 
 def bytes_per_step(section: Section) -> bytes:
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, (left, right) = _subplots(1, 2, figsize=(9, 3.6))
     per_rank, total = per_step(("p2p", "bytes_per_rank", "avg")), per_step(("p2p", "bytes"))
     _plot_metric(left, section, lambda p: (p.mean_of(per_rank), 0.0) if p.runs else None, "bytes per process per step")
     _plot_metric(right, section, lambda p: (p.mean_of(total), 0.0) if p.runs else None, "bytes per step, all processes")
@@ -147,7 +158,7 @@ def bytes_per_step(section: Section) -> bytes:
 def regions(section: Section) -> bytes:
     names = [r for r in section.regions if r != "total"]
     bars = [p for p in section.points if p.runs]
-    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(bars) + 2), 4))
+    fig, ax = _subplots(figsize=(max(6, 0.7 * len(bars) + 2), 4))
     bottom = [0.0] * len(bars)
     labels = [f"{p.configuration}\n{p.scale}" for p in bars]
     for name in names:
@@ -166,7 +177,7 @@ def overheads(section: Section) -> bytes | None:
     rows = threading_overheads(section)
     if not rows:
         return None
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.2))
+    fig, ax = _subplots(figsize=(8, 0.32 * len(rows) + 1.2))
     labels = [f"{o.configuration} at {o.scale}: {o.region}" for o in rows]
     positions = range(len(rows))
     ax.barh(positions, [o.seconds for o in rows], xerr=[o.error for o in rows], capsize=3,
@@ -186,7 +197,7 @@ def imbalance(section: Section) -> bytes | None:
     bars = [p for p in section.points if p.runs and p.nodes * p.ranks_per_node > 1]
     if not bars or not names:
         return None
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(names) + 2), 3.6))
+    fig, ax = _subplots(figsize=(max(6, 0.9 * len(names) + 2), 3.6))
     width = 0.8 / len(bars)
     for i, p in enumerate(bars):
         stats = [p.summary_of(lambda prof, n=n: prof["regions"][n]["imbalance"] if n in prof["regions"] else None)
@@ -202,7 +213,7 @@ def imbalance(section: Section) -> bytes | None:
 
 def efficiency(rows) -> bytes:
     """The four parameters against problem (x) with one line per node count; 1 marks parity."""
-    fig, axes = plt.subplots(1, 4, figsize=(13, 3.4))
+    fig, axes = _subplots(1, 4, figsize=(13, 3.4))
     problems = list(dict.fromkeys(", ".join(f"{k}={v}" for k, v in r.problem.items() if k != "mode") for r in rows))
     for ax, name in zip(axes, ("e_mt", "e_cache", "e_ni", "e_mp")):
         for i, nodes in enumerate(sorted({r.nodes for r in rows})):
@@ -223,7 +234,7 @@ def sorted_calls(curves: list[tuple[str, Tail]]) -> bytes | None:
     sorted calls, each drawn as the band its bin allows (log time); None when no run kept per-call times."""
     if not curves:
         return None
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots(figsize=(6, 4))
     for i, (label, t) in enumerate(curves):
         calls = percall.sorted_calls(t.calls)
         xs = range(1, len(calls) + 1)

@@ -4,7 +4,7 @@
 (90%, ties within ±10%, 100 s of runs). Declared before running: K (default 3), and that every run is kept.
 What it checks: each scale of each run ends *wins* or *tie* (not undecided), and no two runs contradict each other
 (one says A wins where another says B wins; a tie and a win of one of the tied do not contradict). The stores are
-kept whole in one archive, bench/runs/demo_repeat-<stamp>.tgz (run-1/, run-2/, ...), and docs/study-spec.md's
+kept whole in one archive, bench/runs/demo_repeat-<stamp>.tgz (run-1/, run-2/, ...), and the README's
 figures are read from it (bench/figures_race.py). Minutes of runs; a benchmark, not a test.
 
     python bench/demo_repeat.py [--runs 3]

@@ -93,30 +93,35 @@ def first_bounded(candidates: int) -> str:
     return str(next(n for n in range(1, 1000) if ranks(n, alpha)[0] >= 1 and ranks(n, alpha)[1] <= n))
 
 
+DEMO_CAMPAIGNS = {"quiet": "demo_repeat-20261126T162944.tgz",  # bench/demo_repeat.py's kept archives, by machine
+                  "loaded": "demo_repeat-20261126T154756.tgz"}  # beside a helper's SimGrid replays
+
+
 @cache
-def demo_reports() -> list[dict]:
-    """`hybridperf report --json` of each run in the latest bench/demo_repeat.py archive, in order."""
-    archive = sorted(common.RUNS.glob("demo_repeat-*.tgz"))[-1]
+def demo_reports(campaign: str) -> list[dict]:
+    """`hybridperf report --json` of each run of a bench/demo_repeat.py archive, in order."""
+    archive = common.RUNS / DEMO_CAMPAIGNS[campaign]
     with tarfile.open(archive) as tar:
         runs = sorted({name.split("/")[0] for name in tar.getnames()}, key=lambda n: int(n.split("-")[1]))
     return [report(str(archive), run) for run in runs]
 
 
-def demo_repeat() -> tuple[list[dict], list[str]]:
+def demo_repeat(campaign: str) -> tuple[list[dict], list[str]]:
     """Each run's answers per (parameters, scale), and the contradictions between runs."""
-    found = [answers(r) for r in demo_reports()]
+    found = [answers(r) for r in demo_reports(campaign)]
     return found, contradictions(found)
 
 
-def demo_load() -> str:
+def demo_load(campaign: str) -> str:
     """The range of the 1-minute load average before each run: what else the machine was doing."""
-    loads = [r["campaign"]["machine"]["load_average"][0] for r in demo_reports()]
+    loads = [r["campaign"]["machine"]["load_average"][0] for r in demo_reports(campaign)]
     return f"{min(loads):.1f}–{max(loads):.1f}"
 
 
-def demo_outcomes() -> str:
-    """'size 20 at 2 cores: tie, tie, tie; size 32 at 2 cores: tie, hybrid-1 wins, tie' (the 1-core baseline left out)."""
-    found, _ = demo_repeat()
+def demo_outcomes(campaign: str) -> str:
+    """'size 20 at 2 cores: tie, tie, tie; size 32 at 2 cores: tie, hybrid-1 wins, tie' (the 1-core baseline left
+    out)."""
+    found, _ = demo_repeat(campaign)
     said = {key: [run[key] for run in found] for key in found[0] if key[1] > 1}
     return "; ".join(f"size {json.loads(params)['size']} at {cores} cores: " + ", ".join(
         f"{a['winner']} wins" if a["outcome"] == "wins" else a["outcome"] for a in answers_at)
@@ -131,10 +136,9 @@ FIGURES = {
     "race.lead_found": lambda: pct(share("5% lead, 3%", "wins c0")),
     "race.lead_blocks": lambda: f"{stored()['5% lead, 3%']['mean_blocks']:.0f}",
     "race.lead_found_slow": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0'):.0f}%",
-    "race.demo_runs": lambda: str(len(demo_repeat()[0])),
-    "race.demo_load": demo_load,
-    "race.demo_outcomes": demo_outcomes,
-    "race.demo_contradictions": lambda: str(len(demo_repeat()[1])),
+    **{f"race.demo_{c}_{what}": (lambda c=c, make=make: make(c)) for c in DEMO_CAMPAIGNS for what, make in (
+        ("runs", lambda k: str(len(demo_repeat(k)[0]))), ("load", demo_load), ("outcomes", demo_outcomes),
+        ("contradictions", lambda k: str(len(demo_repeat(k)[1]))))},
     "race.slower_wins": lambda: pct(share("1% lead (inside the 2% band), 3%", "wins")
                                     - share("1% lead (inside the 2% band), 3%", "wins c0")),
 }

@@ -3,8 +3,8 @@
  * are posted, and their requests are kept so that their completion is counted as point-to-point
  * too (completion.c). A persistent request sends nothing when it is made; each MPI_Start of a send
  * request sends its message again. Each call that SimGrid's replay can take is also written in the rank's
- * trace when it traces (trace_actions.c): a persistent request at each start; probes are not written (a blocking probe's
- * time is left out of the compute bursts: hp_trace_waited). */
+ * trace when it traces (trace_actions.c): a persistent request at each start; probes are not written (a
+ * blocking probe's time is left out of the compute bursts: hp_trace_waited). */
 #include "pmpi.h"
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)

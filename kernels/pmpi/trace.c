@@ -143,6 +143,12 @@ static void burst(double now)
     trace.last = now;
 }
 
+/* The next compute burst starts where the call ended: its time is no computation. */
+static void past(const hp_call *c)
+{
+    if (c->start + c->seconds > trace.last) trace.last = c->start + c->seconds;
+}
+
 size_t hp_trace_action(const hp_call *c, const char *format, ...)
 {
     if (!hp_trace_on) return HP_TRACE_NOWHERE;
@@ -151,7 +157,7 @@ size_t hp_trace_action(const hp_call *c, const char *format, ...)
     va_start(ap, format);
     size_t at = hp_trace_on ? emit(format, ap) : HP_TRACE_NOWHERE;
     va_end(ap);
-    if (c->start + c->seconds > trace.last) trace.last = c->start + c->seconds;
+    past(c);
     return at;
 }
 
@@ -160,7 +166,7 @@ void hp_trace_waited(const hp_call *c)
     if (!hp_trace_mine(c)) return;
     hp_trace_skip(c, HP_UNTRACED_ROUTINE);
     burst(c->start);
-    if (c->start + c->seconds > trace.last) trace.last = c->start + c->seconds;
+    past(c);
 }
 
 void hp_trace_fill(size_t at, int src, int tag)

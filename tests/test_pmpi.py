@@ -21,6 +21,7 @@ import pytest
 
 from conftest import CORES
 from hybridperf import profile
+from hybridperf.app import launch as app_launch
 from hybridperf.launch import kernels, pmpi
 from hybridperf.launch.lines import Configuration, build_launch
 
@@ -29,7 +30,17 @@ PROGRAMS = Path(__file__).parent / "pmpi"
 LIB_DIR = pmpi.default_lib_dir()
 FLAVORS = ("openmpi", "mpich")
 COMPILERS = {"openmpi": ("mpicc.openmpi", "mpif90.openmpi"), "mpich": ("mpicc.mpich", "mpif90.mpich")}
-LIBOMP = next(iter(sorted(Path("/usr/lib").glob("llvm-*/lib/libomp.so.5"))), None)
+
+
+def _libomp() -> Path | None:
+    """LLVM's libomp as `openmp_runtime: libomp` finds it, or None where it is not installed."""
+    try:
+        return app_launch.llvm_libomp()
+    except app_launch.AppError:
+        return None
+
+
+LIBOMP = _libomp()
 RANKS = 2
 _counter = itertools.count()
 

@@ -32,9 +32,10 @@ from pathlib import Path
 import common
 from hybridperf import cluster
 from hybridperf.analysis.verdicts import Band, judge_samples
-from hybridperf.app.launch import MPI_PROFILE, MPI_TRACE
-from hybridperf.launch import kernels, pmpi
-from hybridperf.launch.lines import Configuration, build_launch
+from hybridperf.app.launch import AppError, launch_of
+from hybridperf.app.spec import parse_app
+from hybridperf.launch import kernels
+from hybridperf.launch.lines import Configuration
 from hybridperf.simulate import app_replay
 
 BENCH = "replay_this_machine"
@@ -49,22 +50,25 @@ HERE = "this-machine"
 
 
 def traced_run(command: list[str], folder: Path) -> tuple[float, list[Path]]:
-    """One run of the program at 2 ranks under the counting library, tracing: its measured window (the slowest
-    rank's MPI_Init to MPI_Finalize) and its ranks' trace files."""
+    """One run of the program at 2 ranks launched as a `trace: true` app study launches it (app.launch): the
+    counting library preloaded, tracing. Its measured window (the slowest rank's MPI_Init to MPI_Finalize) and its
+    ranks' trace files."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    binary = Path(shutil.which(command[0]) or command[0])
-    counting = pmpi.library_for(binary)
-    if counting.path is None or counting.flavor is None:
-        sys.exit(f"{binary}: {counting.reason}")
-    extra = {"LD_PRELOAD": str(counting.path), MPI_PROFILE: str(folder / "profile.json"),
-             MPI_TRACE: str(folder / "trace")}
-    launch = build_launch(Configuration(1, RANKS, 1, RANKS), counting.flavor, command, as_root=os.geteuid() == 0,
-                          launcher=kernels.launcher_for(counting.flavor), extra_env=extra)
-    common.run_checked(launch.command, launch.env, cwd=folder, what=binary.name)
+
+    def refused(_path: tuple, message: str) -> Exception:
+        return SystemExit(message)
+
+    # a spec needs a figure; none is read here (the measured window is the library's)
+    app = parse_app({"command": command, "figures": {"unread": "(?P<value>x)"}, "trace": True}, set(), refused)
+    try:
+        how = launch_of(app, Configuration(1, RANKS, 1, RANKS), {}, folder / "profile.json", trace=folder / "trace")
+    except AppError as err:
+        sys.exit(str(err))
+    common.run_checked(how.launch.command, how.launch.env, cwd=folder, what=Path(how.program).name)
     profile = json.loads((folder / "profile.json").read_text())
     if profile["trace"].get("truncated") or profile["trace"]["untraced"].get("thread"):
-        sys.exit(f"{binary}: its trace is not whole: {profile['trace']['summary']}")
+        sys.exit(f"{how.program}: its trace is not whole: {profile['trace']['summary']}")
     return max(profile["rank_times"]["elapsed"]), sorted((folder / "trace").glob("rank-*.txt"))
 
 

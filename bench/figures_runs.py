@@ -263,6 +263,7 @@ FIGURES = {
     "runs.pmpi_trace_overhead": pmpi_trace_overhead,
     "runs.simulate_scale_seconds": lambda: newest_row("simulate_scale", "one md point of 1024 ").ours,
     "runs.simulate_scale_4096": lambda: newest_row("simulate_scale", "one md point of 4096 ").ours,
+    "runs.simulate_scale_16384": lambda: newest_row("simulate_scale", "one md point of 16384 ").ours,
     "runs.simulate_scale_peak_child": lambda: newest_row("simulate_scale", "peak memory of the plan").ours,
     "runs.simulate_scale_peak_python": lambda: newest_row("simulate_scale", "peak memory of the Python").ours,
     "runs.check_run2_estimates": lambda: check_estimates("20261123T072225.json"),

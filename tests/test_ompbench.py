@@ -135,8 +135,9 @@ def test_sync_group_profile(binary, tmp_path):
         stats = c["test_us"]
         assert stats["min"] <= stats["median"] <= stats["max"] and stats["min"] <= stats["mean"] <= stats["max"]
         if c["reference"] == "delay":
-            # The delay survived the optimiser: each reference repetition costs one delay.
-            assert c["reference_us"]["median"] == pytest.approx(delay["measured_us"], rel=0.5), name
+            # The delay survived the optimiser: each reference repetition costs at least half a delay (a loaded
+            # machine stretches it; an optimised-away delay costs nothing).
+            assert c["reference_us"]["median"] >= 0.5 * delay["measured_us"], name
     assert figures["loop_time"]["unit"] == "s" and "total" in p["regions"]
     perf = [line for line in run.stdout.splitlines() if line.startswith("PERF kernel=ompbench")]
     assert len(perf) == 1 and "threads=2" in perf[0] and "BARRIER_us=" in perf[0]
@@ -197,8 +198,9 @@ def test_array_clauses_run_their_declared_count_on_per_thread_copies(binary, tmp
         assert (copies["source_thread"] in range(threads)) if construct == "COPYPRIVATE" else \
             copies["source_thread"] is None, name
         assert copies["ok"]
-        # The reference is one delay on one thread, as EPCC's: the delay survived the optimiser.
-        assert c["reference_us"]["median"] == pytest.approx(delay, rel=0.5), name
+        # The reference is one delay on one thread, as EPCC's: the delay survived the optimiser (at least half of
+        # it; a loaded machine stretches it).
+        assert c["reference_us"]["median"] >= 0.5 * delay, name
     for check in ("array_copies", "array_executions"):
         assert run.profile["checks"][check] == {"value": 0, "expected": 0, "tolerance": 0, "pass": True}, check
     assert run.profile["regions"]["array"]["calls"] == len(table)

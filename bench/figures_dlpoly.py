@@ -1,10 +1,12 @@
 """The figures docs/simulation.md quotes from DL_POLY's step replayed on Merlin (simulate.dlpoly): test 20's
 256,000 Cu3Au atoms (Gupta, L1_2 at 3.751 Angstrom), 5 steps, pure MPI and both hybrids from 32 to 512 cores.
 
-Compute costs: a 1 rank x 1 thread hybridperf-md run of the same potential made here (force and density pass per
-atom-step, integration; its neighbour list per atom-step, as DL_POLY builds its link cells every step) times
-CORE_RATIO, an assumed slowdown of Merlin's 2008 core against this one; threading losses and fork/join the
-thesis's (Tables 4.6/4.7, Table 3.1). The replays take minutes, so `bench/figures.py --refresh` runs them into
+Compute costs: simulate validate's (simulate.validate_dlpoly): a 1 rank x 1 thread hybridperf-md run of the same
+potential made here, kept in resources/data/dlpoly-test20-costs.yaml (force and density pass per atom-step,
+integration; its neighbour list per atom-step, as DL_POLY builds its link cells every step; `--measure-costs`
+measures them again and rewrites that file) times CORE_RATIO, an assumed slowdown of Merlin's 2008 core against
+this one (the ratio the validate outcome declares); threading losses and fork/join the thesis's (Tables 4.6/4.7,
+Table 3.1). The replays take minutes, so `bench/figures.py --refresh` runs them into
 bench/runs/dlpoly-figures.json and the figures are read from it.
 
 With OS noise (`python bench/figures_dlpoly.py --noise`, into bench/runs/dlpoly-noise.json): the same step at 64 to
@@ -24,39 +26,47 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+import yaml
+
 import common
 from hybridperf import cluster, profile
 from hybridperf.files import write_atomic
-from hybridperf.launch import kernels, runner
+from hybridperf.launch import runner
 from hybridperf.launch.lines import Configuration
 from hybridperf.models.split import Split
-from hybridperf.simulate import point
-from hybridperf.simulate.dlpoly import dlpoly_plan
-from hybridperf.simulate.plan import parse, Plan
-from hybridperf.simulate.md_costs import MdCosts
-from hybridperf.simulate.study import thesis_costs
+from hybridperf.simulate import outcome, point, validate_dlpoly
+from hybridperf.simulate.plan import Plan
 
 STORED = common.REPO / "bench" / "runs" / "dlpoly-figures.json"
 NOISY = common.REPO / "bench" / "runs" / "dlpoly-noise.json"
 NOISE_SEEDS, NOISE_SCALES, NOISE_CORES = (1, 2), (1, 4, 16), (64, 128, 256, 512)
 NOISE_INTERVALS = ("1ms", "100us")  # Merlin's declared interval, then a tenth of it (shorter, sharper detours)
 HYBRIDS = ("hybrid-1", "hybrid-2")
-CORE_RATIO = 2.5  # assumed: a Harpertown core (2008, SSE) against this machine's, per atom-step
-GUPTA = ("--potential", "eam/fs", "--potential-file", str(common.REPO / "results/potentials/CuAu.gupta.eam.fs"),
-         "--elements", "Cu,Au", "--lattice", "l12", "--lattice-constant", "3.751")
-TEST20, STEPS, CORES = ("-s", "40"), 5, (32, 64, 128, 256, 512)
+MERLIN_TEST20 = next(d for d in outcome.declared() if d.name == "dlpoly_merlin_test20_crossover")
+CORE_RATIO = MERLIN_TEST20.params["core_ratio"]  # assumed: a Harpertown core (2008, SSE) against this machine's
+STEPS, CORES = validate_dlpoly.WINDOW, (32, 64, 128, 256, 512)
 SPLITS = {"pure-mpi": 8, "hybrid-1": 1, "hybrid-2": 2}  # ranks per Merlin node of 8 cores
 
 
-def serial_costs() -> dict[str, float]:
-    """Seconds per atom-step on one core here: force, density pass, integration, neighbour list."""
+def measure_costs() -> None:
+    """Seconds per atom-step on one core here (force, density pass, integration, neighbour list), written to
+    resources/data/dlpoly-test20-costs.yaml."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "serial.json"
-        launch = runner.prepare("md", Configuration(1, 1, 1, 1), [*GUPTA, "-s", "12", "--steps", "20"], path)
+        gupta = validate_dlpoly.gupta_table(Path(tmp))
+        args = [*validate_dlpoly.CU3AU, "--potential-file", str(gupta), "-s", "12", "--steps", "20"]
+        launch = runner.prepare("md", Configuration(1, 1, 1, 1), args, path)
         common.run_checked(launch.command, launch.env, what="hybridperf-md")
         run = profile.load(path)
     atom_steps = run["md"]["atoms"] * run["md"]["steps_done"]
-    return {k: run["regions"][k]["time"]["avg"] / atom_steps for k in ("force", "density", "integrate", "neighbor")}
+    state = common.machine_state()
+    header = validate_dlpoly.COSTS.read_text().split("\nmeasured:")[0]
+    document = {"measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "machine": f"{state['cpu_model']}, {state['cpus']} CPUs",
+                "seconds_per_atom_step": {k: run["regions"][k]["time"]["avg"] / atom_steps
+                                          for k in ("force", "density", "integrate", "neighbor")}}
+    write_atomic(validate_dlpoly.COSTS, header + "\n" + yaml.safe_dump(document, sort_keys=False))
+    print(f"wrote {validate_dlpoly.COSTS}")
 
 
 def _splits(cores_swept: tuple[int, ...]) -> Iterator[tuple[int, str, Split, Plan]]:
@@ -65,19 +75,12 @@ def _splits(cores_swept: tuple[int, ...]) -> Iterator[tuple[int, str, Split, Pla
         for name, per_node in SPLITS.items():
             split = Split(cores // 8, per_node, 8 // per_node)
             print(f"DL_POLY's step, test 20 on Merlin: {cores} cores {name}", flush=True)
-            yield cores, name, split, dlpoly_plan(parse(kernels.plan("md", (*GUPTA, *TEST20, "--steps", str(STEPS)),
-                                                                    split.ranks)))
-
-
-def _costs(merlin: cluster.ClusterSpec, here: dict[str, float]) -> MdCosts:
-    """The thesis's Merlin model with this core's costs per atom-step times CORE_RATIO."""
-    return dataclasses.replace(thesis_costs(merlin), **{k: v * CORE_RATIO for k, v in here.items()})
+            yield cores, name, split, validate_dlpoly.Test20(CORE_RATIO).plan(split.ranks)
 
 
 def refresh() -> None:
     merlin = cluster.load("merlin")
-    here = serial_costs()
-    costs = _costs(merlin, here)
+    costs = validate_dlpoly.Test20(CORE_RATIO).costs(merlin)
     rows = []
     for cores, name, split, plan in _splits(CORES):
         with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +89,7 @@ def refresh() -> None:
                      "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "core_ratio": CORE_RATIO,
-                "serial_s_per_atom_step": here, "rows": rows}
+                "serial_s_per_atom_step": validate_dlpoly.measured()["seconds_per_atom_step"], "rows": rows}
     write_atomic(STORED, json.dumps(document, indent=1) + "\n")
     stored.cache_clear()
     print(f"wrote {STORED.relative_to(common.REPO)}")
@@ -104,7 +107,7 @@ def _every(merlin: cluster.ClusterSpec, interval: str | None) -> cluster.Cluster
 def refresh_noise() -> None:
     """DL_POLY's step on Merlin with its noise at each size, the costs those of dlpoly-figures.json."""
     merlin, began = cluster.load("merlin"), datetime.datetime.now(datetime.timezone.utc)
-    costs = _costs(merlin, stored()["serial_s_per_atom_step"])
+    costs = validate_dlpoly.Test20(stored()["core_ratio"]).costs(merlin)
     rows = []
     for cores, name, split, plan in _splits(NOISE_CORES):
         for interval, scale, seed in [(None, 0, None), *((i, s, seed) for i in NOISE_INTERVALS for s in NOISE_SCALES
@@ -223,8 +226,12 @@ FIGURES = {
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--noise", action="store_true", required=True,
-                        help="replay DL_POLY's step with Merlin's noise at each size into bench/runs/dlpoly-noise.json "
-                             "(the rest is remade by bench/figures.py --refresh)")
-    parser.parse_args()
-    refresh_noise()
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--noise", action="store_true",
+                      help="replay DL_POLY's step with Merlin's noise at each size into bench/runs/dlpoly-noise.json "
+                           "(the rest is remade by bench/figures.py --refresh)")
+    what.add_argument("--measure-costs", action="store_true",
+                      help="measure test 20's costs per atom-step on one core here into "
+                           "resources/data/dlpoly-test20-costs.yaml (what simulate validate and these figures price)")
+    args = parser.parse_args()
+    measure_costs() if args.measure_costs else refresh_noise()

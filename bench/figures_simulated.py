@@ -91,6 +91,16 @@ def is_spmv(o: dict) -> bool:
     return o["name"].startswith("spmv")
 
 
+def is_dlpoly(o: dict) -> bool:
+    return o["name"].startswith("dlpoly")
+
+
+def dlpoly_ratios(name: str, counts: tuple[int, ...]) -> str:
+    """t_MPI / t_hybrid of both hybrids at these core counts of a DL_POLY outcome (its detail), lowest–highest."""
+    detail = outcome(name)["detail"]
+    return span(detail[str(c)][h] for c in counts for h in ("hybrid-1", "hybrid-2"))
+
+
 def span(values, digits: int = 2) -> str:
     values = list(values)
     low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
@@ -189,7 +199,13 @@ def merlin_small_moved() -> str:
 FIGURES = {
     "simulated.validate_reproduced": lambda: reproduced(outcomes()),
     "simulated.validate_held_out": lambda: held_out(outcomes()),
-    "simulated.validate_md_reproduced": lambda: reproduced([o for o in outcomes() if not is_spmv(o)]),
+    "simulated.validate_md_reproduced": lambda: reproduced([o for o in outcomes()
+                                                            if not is_spmv(o) and not is_dlpoly(o)]),
+    "simulated.validate_dlpoly_reproduced": lambda: reproduced([o for o in outcomes() if is_dlpoly(o)]),
+    "simulated.dlpoly_merlin_crossover": lambda: text(outcome("dlpoly_merlin_test20_crossover")["simulated"]),
+    "simulated.dlpoly_merlin_ratios": lambda: dlpoly_ratios("dlpoly_merlin_test20_crossover", (256, 512)),
+    "simulated.dlpoly_stella_crossover": lambda: text(outcome("dlpoly_stella_test20_crossover")["simulated"]),
+    "simulated.dlpoly_stella_ratios": lambda: dlpoly_ratios("dlpoly_stella_test20_crossover", (64, 128)),
     "simulated.validate_spmv_reproduced": lambda: reproduced([o for o in outcomes() if is_spmv(o)]),
     "simulated.movout_infinipath": lambda: f"{outcome('movout_ratio')['simulated']['cseem64t-infinipath']:.2f}",
     "simulated.movout_gige": lambda: f"{outcome('movout_ratio')['simulated']['cseem64t-gige']:.2f}",

@@ -3,6 +3,7 @@ against the compute model and the network's figures, the study command, its bad 
 against the seeds."""
 
 import csv
+import dataclasses
 import json
 import os
 import re
@@ -145,6 +146,22 @@ def test_a_replay_past_its_timeout_leaves_no_simulator_running(tmp_path, monkeyp
     while stat.exists() and stat.read_text().split()[2] != "Z" and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not stat.exists() or stat.read_text().split()[2] == "Z"  # gone, or dead and not yet reaped
+
+def test_sends_are_eager_up_to_4096_ranks_and_rendezvous_above(tmp_path, monkeypatch):
+    """SimGrid 3.32 searches one list of every eager (detached) send at each completion: above 4,096 ranks the
+    replay makes sends rendezvous, at and below it keeps SMPI's eager sends (replay.EAGER_RANKS)."""
+    fake = tmp_path / "bin" / "smpirun"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\necho "$@" > arguments\necho "Simulated time: 1.5 seconds"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    spec = dataclasses.replace(two_nodes("1us"), nodes=2049)
+    for ranks, rendezvous in ((4096, False), (4097, True)):
+        work = tmp_path / str(ranks)
+        assert replay(["0 init\n0 finalize\n"] * ranks, spec, 2, work) == 1.5
+        assert ("smpi/send-is-detached-thresh:0" in (work / "arguments").read_text()) == rendezvous
+        assert len((work / "traces.txt").read_text().split()) == ranks
+
 
 @needs_smpi
 def test_free_network_replays_the_compute_model(tmp_path):
@@ -423,7 +440,8 @@ def test_declared_spmv_figures_are_table_9s():
 class _FakeMd(validation.Simulator):
     """Pure MPI fast below 48 cores, the hybrids above; no replay."""
 
-    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...]) -> dict[str, float]:
+    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
+                 workload: validation.Workload | None = None) -> dict[str, float]:
         hybrid = configuration != "pure-mpi"
         seconds = 10.0 + (-1 if hybrid else 1) * (cores - 48) / 100
         p2p, sums = (0.5, 0.1) if hybrid else (1.0, 0.3)
@@ -445,6 +463,10 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     assert by_name["cseem64t_gige_crossover"].simulated == 64 and by_name["cseem64t_gige_crossover"].reproduced
     assert by_name["merlin_pure_fastest"].simulated[64] == "hybrid-1" and not by_name["merlin_pure_fastest"].reproduced
     assert by_name["merlin_sum_ratio"].simulated == {384: 3.0, 512: 3.0} and by_name["merlin_sum_ratio"].reproduced
+    # DL_POLY: the hybrids win from 64 cores; Table 1 has them from 256 on Merlin (two steps away), 64 on Stella
+    merlin, stella = by_name["dlpoly_merlin_test20_crossover"], by_name["dlpoly_stella_test20_crossover"]
+    assert merlin.simulated == 64 and not merlin.reproduced and stella.simulated == 64 and stella.reproduced
+    assert merlin.detail[512] == {"hybrid-1": outcome.rounded(14.64 / 5.36), "hybrid-2": outcome.rounded(14.64 / 5.36)}
     assert by_name["spmv_500_total"].simulated == 2.0 and by_name["spmv_500_total"].reproduced
     assert not by_name["spmv_256000_total"].reproduced  # published hybrid / MPI 1.136, here 0.5
     emitted = json.loads(json.dumps(validation.as_json(found)))
@@ -455,11 +477,11 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
 
 # parts (names or their prefixes), so that two test workers replay them side by side. The GigE crossover and the
 # movout ratio (the MD simulator's plans, replays without each kind of message, and rules) are replayed here; the
-# other outcomes (Merlin's and Infinipath's 64-512 ranks, SPMV's 216 nodes: three minutes of replays) only by
+# other outcomes (Merlin's and Infinipath's 64-512 ranks, DL_POLY's, SPMV's 216 nodes: minutes of replays) only by
 # `make figures`, which remakes the kept output the docs are made from. The SPMV simulator's parts are checked by the
 # fake-simulator test above, its network by tests/test_simulate_network.py and its plans against real runs below.
 VALIDATE_PARTS = {"gige": ("cseem64t_gige",), "movout": ("movout",)}
-FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "spmv_")
+FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "dlpoly_", "spmv_")
 
 
 def test_the_validate_parts_cover_every_outcome_once():

@@ -13,11 +13,12 @@ import pytest
 from hybridperf import cluster
 from hybridperf.launch import kernels
 from hybridperf.models.split import Split, ThreadEfficiency
-from hybridperf.simulate import point, traces
+from hybridperf.simulate import point, traces, validate_dlpoly
 from hybridperf.simulate.compute import compute_seconds, Threads
 from hybridperf.simulate.dlpoly import dlpoly_plan, step_ops
 from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.plan import parse, traffic
+from hybridperf.simulate.study import thesis_costs
 
 POTENTIALS = Path("/usr/share/lammps/potentials")
 FE = ("--potential", "eam/fs", "--potential-file", str(POTENTIALS / "Fe_mm.eam.fs"), "--elements", "Fe", "-s", "6")
@@ -90,3 +91,17 @@ def test_replayed_its_sums_cost_their_latency(fe_plans, tmp_path):
     assert result.compute == pytest.approx(max(compute_seconds(dl, r, MODEL, split) for r in dl.ranks_plan))
     assert result.collective >= 3 * 46 * 2 * spec.latency.value * 0.99
     assert result.seconds > result.compute + result.collective * 0.99
+
+
+def test_validates_test_20_is_256000_cu3au_atoms_priced_at_the_core_ratio():
+    """simulate validate's DL_POLY workload: test 20's lattice from the Gupta table it writes itself, DL_POLY's step
+    on every rank, and this machine's measured costs times the outcome's core ratio (the rest the thesis's)."""
+    workload = validate_dlpoly.Test20(2.5)
+    plan = workload.plan(8)
+    assert plan.problem["atoms"] == 256_000 and plan.steps == validate_dlpoly.WINDOW and len(plan.ranks_plan) == 8
+    assert all(sum(op.kind == "allreduce" for op in plan.halo_ops(r, 1)) == 46 for r in plan.ranks_plan)
+    merlin = cluster.load("merlin")
+    costs, here = workload.costs(merlin), validate_dlpoly.measured()["seconds_per_atom_step"]
+    assert (costs.force, costs.density, costs.neighbor) == pytest.approx(
+        (2.5 * here["force"], 2.5 * here["density"], 2.5 * here["neighbor"]), rel=1e-12)
+    assert costs.threads == thesis_costs(merlin).threads and costs.pack == thesis_costs(merlin).pack

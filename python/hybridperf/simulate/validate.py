@@ -13,7 +13,7 @@ replays with that one input moved: a figure of a description, or the compute cos
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,7 +22,7 @@ from hybridperf.launch import kernels
 from hybridperf.models import presets
 from hybridperf.models.split import predict, Split
 from hybridperf.shapes import shape
-from hybridperf.simulate import point, recommend, validate_spmv
+from hybridperf.simulate import point, recommend, validate_dlpoly, validate_spmv
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Moved, Outcome, rounded
 from hybridperf.simulate.plan import parse, Plan
@@ -37,42 +37,70 @@ COMPUTE_MOVES: dict[str, Callable[[ComputeModel, float], ComputeModel]] = {
     "threading": recommend.threading_scaled}  # the threads' losses (1 - e_mt)
 
 
-class Simulator:
-    """Simulated times of the thesis problem, plans shared between clusters with the same rank counts (and with
-    the simulators of moved inputs given the same `plans`)."""
+@dataclass(frozen=True)
+class ThesisSmall:
+    """The workload of the MD outcomes: the thesis's small simulation, `window` steps standing for its 500."""
 
-    def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None,
-                 plans: dict[int, Plan] | None = None):
-        self.window, self.progress, self.moved = window, progress, moved
-        self.plans: dict[int, Plan] = {} if plans is None else plans
-        self.results: dict[tuple[str, int, str], dict[str, float]] = {}
+    window: int
+    problem = "thesis-small"  # what a plan depends on
+    label = ""  # what progress lines name it by
+
+    @property
+    def per_simulated_second(self) -> float:
+        return STEPS / self.window
 
     def plan(self, ranks: int) -> Plan:
-        if ranks not in self.plans:
-            args = ("-s", str(SIZE), "--steps", str(self.window), "--thermo", "1", "--potential", "lj/sf")
-            self.plans[ranks] = parse(kernels.plan("md", args, ranks))
-        return self.plans[ranks]
+        args = ("-s", str(SIZE), "--steps", str(self.window), "--thermo", "1", "--potential", "lj/sf")
+        return parse(kernels.plan("md", args, ranks))
 
-    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...]) -> dict[str, float]:
-        """Simulated seconds over the thesis's steps of each replay in `names` (point.REPLAYS): only those not
-        replayed before are replayed (a winner needs the whole run alone, a share of time two replays)."""
-        done = self.results.setdefault((name, cores, configuration), {})
+    def costs(self, spec: cluster.ClusterSpec) -> ComputeModel:
+        return thesis_costs(spec)
+
+
+Workload = ThesisSmall | validate_dlpoly.Test20
+
+
+class Simulator:
+    """Simulated times of a workload (the thesis problem by default), plans shared between clusters with the same
+    rank counts (and with the simulators of moved inputs given the same `plans`)."""
+
+    def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None,
+                 plans: dict[tuple[str, int], Plan] | None = None):
+        self.window, self.progress, self.moved = window, progress, moved
+        self.thesis = ThesisSmall(window)
+        self.plans: dict[tuple[str, int], Plan] = {} if plans is None else plans
+        self.results: dict[tuple[Workload, str, int, str], dict[str, float]] = {}
+
+    def plan(self, ranks: int, workload: Workload | None = None) -> Plan:
+        workload = workload or self.thesis
+        if (workload.problem, ranks) not in self.plans:
+            self.plans[workload.problem, ranks] = workload.plan(ranks)
+        return self.plans[workload.problem, ranks]
+
+    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
+                 workload: Workload | None = None) -> dict[str, float]:
+        """Simulated seconds (the thesis's whole run; a DL_POLY step) of each replay in `names` (point.REPLAYS):
+        only those not replayed before are replayed (a winner needs the whole run alone, a share of time two
+        replays)."""
+        workload = workload or self.thesis
+        done = self.results.setdefault((workload, name, cores, configuration), {})
         missing = tuple(n for n in names if n not in done)
         if missing:
             spec = cluster.load(name)
             spec = self.moved.on(spec) if self.moved else spec
-            costs = thesis_costs(spec)
+            costs = workload.costs(spec)
             costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
             nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
-            self.progress(f"{spec.name}: {configuration} on {cores} cores ({nodes * rpn} ranks x {threads} threads)")
+            self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({nodes * rpn} ranks x "
+                          f"{threads} threads)")
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.replays(self.plan(nodes * rpn), costs, spec, Split(nodes, rpn, threads), Path(work),
-                                    missing)
-            done.update({n: seconds * STEPS / self.window for n, seconds in raw.items()})
+                raw = point.replays(self.plan(nodes * rpn, workload), costs, spec, Split(nodes, rpn, threads),
+                                    Path(work), missing)
+            done.update({n: seconds * workload.per_simulated_second for n, seconds in raw.items()})
         return {n: done[n] for n in names}
 
-    def seconds(self, name: str, cores: int, configuration: str) -> float:
-        return self.replayed(name, cores, configuration, ("whole",))["whole"]
+    def seconds(self, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
+        return self.replayed(name, cores, configuration, ("whole",), workload)["whole"]
 
     def adds(self, kind: str, name: str, cores: int, configuration: str) -> float:
         """What one kind of communication ("p2p", "sums") adds to the run's simulated seconds."""
@@ -135,8 +163,22 @@ def collective_ratio(sim: Simulator, d: Declared) -> Measured:
                                 / sim.adds("sums", p["cluster"], c, p["denominator"])) for c in p["counts"]})
 
 
+def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
+    """DL_POLY's test 20 at the outcome's core ratio: the first count of the sweep from which its fastest hybrid
+    beats pure MPI at every count (None if none; the DL_POLY paper's Table 1 names the fastest configuration per
+    count), beside t_MPI / t_hybrid of each hybrid at each count, as the seed-spec derives them from Table 1."""
+    name, counts = d.params["cluster"], tuple(d.params["counts"])
+    workload = validate_dlpoly.Test20(float(d.params["core_ratio"]))
+    times = {c: {k: sim.seconds(name, c, k, workload) for k in CONFIGURATIONS} for c in counts}
+    wins = [min(times[c][k] for k in CONFIGURATIONS[1:]) < times[c]["pure-mpi"] for c in counts]
+    first = next((i for i in range(len(counts)) if all(wins[i:])), None)
+    return Measured(None if first is None else counts[first],
+                    {c: {k: rounded(times[c]["pure-mpi"] / times[c][k]) for k in CONFIGURATIONS[1:]} for c in counts})
+
+
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
-    "winners": winners, "crossover": crossover, "p2p_ratio": p2p_ratio, "collective_ratio": collective_ratio}
+    "winners": winners, "crossover": crossover, "p2p_ratio": p2p_ratio, "collective_ratio": collective_ratio,
+    "dlpoly_crossover": dlpoly_crossover}
 
 
 def clusters(d: Declared) -> tuple[str, ...]:

@@ -26,7 +26,9 @@ ALLOWED = {
     "launch": {"shapes", "profile"},
     "app": {"launch", "shapes", "profile"},
     "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files", "resources", "cluster"},
-    "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files"},
+    # simulate writes the potential tables its seeds' workloads need (validate_dlpoly's Gupta Cu-Au)
+    "simulate": {"study", "launch", "store", "analysis", "models", "shapes", "profile", "cluster", "files",
+                 "potentials"},
     "predict": {"simulate", "study", "store", "launch", "analysis", "models", "report", "shapes", "profile", "cluster"},
     "cli": {"predict", "simulate", "study", "app", "launch", "store", "analysis", "models", "report", "shapes", "profile",
             "cluster", "files", "potentials", "resources"},

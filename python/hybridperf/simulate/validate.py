@@ -66,8 +66,8 @@ class Simulator:
 
     def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None,
                  plans: dict[tuple[str, int], Plan] | None = None):
-        self.window, self.progress, self.moved = window, progress, moved
-        self.thesis = ThesisSmall(window)
+        self.progress, self.moved = progress, moved
+        self.thesis = ThesisSmall(window)  # the workload of a call that names none
         self.plans: dict[tuple[str, int], Plan] = {} if plans is None else plans
         self.results: dict[tuple[Workload, str, int, str], dict[str, float]] = {}
 

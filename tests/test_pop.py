@@ -14,7 +14,9 @@ import pytest
 
 from conftest import run_kernel_in
 from hybridperf.analysis import pop
-from hybridperf.analysis.pop_study import Estimate, explanation, PointFactors
+from hybridperf.analysis.pop_study import Estimate, explanation, point_factors, PointFactors
+from hybridperf.analysis.sections import Point
+from hybridperf.analysis.stats import summarize
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 
@@ -85,7 +87,7 @@ def profile_of(threads: int = 1, rank_times: dict | None = None, kernel: str = "
 def test_missing_inputs_give_none_with_a_reason():
     f = pop.of_profile(profile_of(threads=2))  # no rank_times (a profile from before), OpenMP data none either
     assert all(f.values[name] is None for name in pop.RUN_FACTORS)
-    assert "rank_times" in f.why["mpi_load_balance"] and "hardware counters" in f.why["ipc"]
+    assert "rank_times" in f.why["mpi_load_balance"] and "hardware counts" in f.why["ipc"]
     one_thread = pop.of_profile(profile_of(threads=1))
     assert all(one_thread.values[name] == 1.0 for name in pop.OMP_FACTORS)  # M = 1: no thread is ever idle
 
@@ -168,7 +170,7 @@ def test_the_explanation_names_the_leaf_factor_that_differs_most():
     assert explanation(table, verdict, "cores") == (
         "hybrid-1 wins at 2 cores, though every factor measured for both favours pure-mpi (MPI communication "
         "efficiency 0.97 against 0.99): its lead lies in what was not measured; not measured: OpenMP load "
-        "balance, OpenMP scheduling efficiency, IPC — no OMPT.")
+        "balance, OpenMP scheduling efficiency — no OMPT.")
     table[1].values = {}
     assert "no POP factor is known for both" in explanation(table, verdict, "cores")
 
@@ -220,7 +222,11 @@ def test_a_real_study_reports_its_factors_and_explains_its_leader(tmp_path):
     for name in pop.OMP_FACTORS:  # md times its threads in the loop (openmp_idle)
         factor = points["hybrid-1"]["factors"][name]
         assert 0 < factor["median"] <= 1 and factor["runs"] == 2
-    assert points["hybrid-1"]["factors"]["ipc"] is None
+    ipc = points["hybrid-1"]["factors"]["ipc"]  # none on a machine without hardware counters (this project's)
+    if ipc is None:
+        assert points["hybrid-1"]["unavailable"]["ipc"].startswith("hardware counters unavailable: ")
+    else:
+        assert 0.05 < ipc["median"] < 10
     # at 2 cores, hybrid-1 is one rank: nothing to balance, nothing to wait for but its own collectives
     assert points["hybrid-1"]["factors"]["mpi_load_balance"]["median"] == 1.0
     (scale,) = section["scales"]
@@ -233,3 +239,36 @@ def test_a_real_study_reports_its_factors_and_explains_its_leader(tmp_path):
     mine, theirs = (points[c]["factors"][key]["median"] for c in (leader, other))
     assert f"is {mine:.2f} against {theirs:.2f}" in why
     assert not math.isclose(mine, theirs)
+
+
+def counted_profile(ranks: int, elapsed: float, mpi: float, instructions: int, cycles: int) -> dict:
+    """A one-thread run whose ranks each counted `instructions` and `cycles` outside MPI."""
+    counters = {"instructions": [instructions] * ranks, "cycles": [cycles] * ranks}
+    return {"kernel": "md", "run": {"threads_per_rank": 1, "ranks": ranks, "nodes": 1},
+            "rank_times": {"elapsed": [elapsed] * ranks, "mpi": [mpi] * ranks, "counters": counters}}
+
+
+def test_ipc_and_instruction_scalability_split_computation_scalability():
+    """POP: computation scalability = IPC scalability × instruction scalability × frequency scalability. The
+    reference (1 core) runs 4e9 instructions in 2e9 cycles (IPC 2) in 2 s; at 2 cores each rank runs 2.2e9 in
+    1.25e9 cycles in its 1 s outside MPI: 10% more instructions, IPC 1.76, at 1.25 times the frequency."""
+    reference, two = counted_profile(1, 2.0, 0.0, 4_000_000_000, 2_000_000_000), \
+        counted_profile(2, 1.1, 0.1, 2_200_000_000, 1_250_000_000)
+    assert pop.of_profile(reference).values["ipc"] == 2.0
+    points = [Point("pure-mpi", cores, cores, 1, cores, 1, "", summarize([p["rank_times"]["elapsed"][0]] * 2), 0,
+                    [{"profile": p}]) for cores, p in ((1, reference), (2, two))]
+    table = {f.scale: f.values for f in point_factors(SimpleNamespace(points=points), [("pure-mpi", p) for p in points])}
+    ipc_s, instructions_s = table[2]["ipc_scalability"].median, table[2]["instruction_scalability"].median
+    assert ipc_s == pytest.approx(4.4 / 2.5 / 2, rel=1e-12) and instructions_s == pytest.approx(4 / 4.4, rel=1e-12)
+    frequency_s = (2.5e9 / 2.0) / (2e9 / 2.0)  # cycles per useful second against the reference's
+    assert ipc_s * instructions_s * frequency_s == pytest.approx(table[2]["computation_scalability"].median, rel=1e-12)
+    assert table[1]["ipc_scalability"].median == table[1]["instruction_scalability"].median == 1.0
+
+
+def test_counts_that_are_not_instructions_and_cycles_give_no_ipc_and_say_why():
+    software = pop.Counts({"task-clock": (10,), "cpu-clock": (11,)})
+    assert software.ipc() == (None, "the run counted task-clock, cpu-clock (HYBRIDPERF_COUNTERS=software), not "
+                                    "instructions and cycles")
+    profile = counted_profile(1, 1.0, 0.0, 1, 1)
+    profile["rank_times"]["counters"] = {"unavailable": "switched off (HYBRIDPERF_COUNTERS=off)"}
+    assert pop.of_profile(profile).why["ipc"] == "hardware counters unavailable: switched off (HYBRIDPERF_COUNTERS=off)"

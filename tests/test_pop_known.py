@@ -118,3 +118,19 @@ def test_thread_imbalance_gives_openmp_load_balance_m_plus_1_over_2m(team_work, 
     tolerance = SLACK + late / (THREADS * unit * rounds)
     assert f["openmp_load_balance"] == pytest.approx((THREADS + 1) / (2 * THREADS), abs=tolerance)
     assert f["openmp_serialization_efficiency"] == pytest.approx(1.0, abs=tolerance)
+
+
+def test_a_rank_waiting_in_mpi_counts_only_its_work(flavor, tmp_path, monkeypatch):
+    """Hardware counters count outside MPI (kernels/common/hp_counters.h), checked with software ones (task-clock,
+    CPU nanoseconds: no machine here has a PMU). rank_imbalance.c at 2 ranks: rank 0 works 1 s and waits 1 s in
+    MPI_Allreduce (polling, on a CPU), rank 1 works 2 s. Each rank's task-clock is at most its time outside MPI,
+    not its window (rank 0's would be twice as much)."""
+    binary = compile_program(tmp_path / "rank_imbalance", COMPILERS[flavor][0], "rank_imbalance.c")
+    monkeypatch.setenv("HYBRIDPERF_COUNTERS", "software")
+    doc, _ = counted_run(flavor, [str(binary), "4", "0.25"], tmp_path, ranks=2)
+    assert doc is not None
+    times = doc["rank_times"]
+    for rank, (elapsed, mpi, ns) in enumerate(zip(times["elapsed"], times["mpi"], times["counters"]["task-clock"])):
+        outside, cpu = elapsed - mpi, ns * 1e-9
+        # descheduled, a rank spinning to a wall-clock deadline counts less than its work; never more
+        assert 0 < cpu <= outside * 1.02 + 0.01, (rank, cpu, outside, elapsed)

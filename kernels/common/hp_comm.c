@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hp_counters.h"
+
 void hp_comm_count(hp_comm *c, int on)
 {
     c->counting = on;
+    hp_counters_window(on);
     MPI_Pcontrol(on);
 }
 

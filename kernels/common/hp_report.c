@@ -59,11 +59,31 @@ double hp_comm_seconds(const hp_comm *c)
     return seconds;
 }
 
+/* Every rank's counts on the root, when every rank counted. */
+static void gather_counters(hp_comm *c, MPI_Comm comm, int rank, hp_rank_times *out)
+{
+    const hp_counter_values mine = hp_counters_read();
+    int everywhere;
+    hp_allreduce(c, &mine.events, &everywhere, 1, MPI_INT, MPI_MIN, comm);
+    out->events = 0;
+    out->counts = NULL;
+    if (everywhere == 0) {
+        snprintf(out->unavailable, sizeof out->unavailable, "%s",
+                 mine.events ? "rank 0 counted, but another rank could not open its counters" : mine.unavailable);
+        return;
+    }
+    out->counts = rank == 0 ? malloc(HP_COUNTER_EVENTS * (size_t)out->ranks * sizeof *out->counts) : NULL;
+    hp_gather(c, mine.values, HP_COUNTER_EVENTS, MPI_LONG_LONG, out->counts, 0, comm);
+    out->events = HP_COUNTER_EVENTS;
+    for (int k = 0; k < HP_COUNTER_EVENTS; k++) out->names[k] = mine.names[k];
+}
+
 void hp_gather_rank_times(hp_comm *c, double elapsed, double mpi, MPI_Comm comm, hp_rank_times *out)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &out->ranks);
+    gather_counters(c, comm, rank, out);
     const double mine[2] = {elapsed, mpi};
     double *all = rank == 0 ? malloc(2 * (size_t)out->ranks * sizeof *all) : NULL;
     hp_gather(c, mine, 2, MPI_DOUBLE, all, 0, comm);
@@ -89,7 +109,9 @@ void hp_gather_loop_times(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_rank
 void hp_rank_times_free(hp_rank_times *t)
 {
     free(t->elapsed); /* mpi lives in the same block */
+    free(t->counts);
     t->elapsed = t->mpi = NULL;
+    t->counts = NULL;
 }
 
 void hp_json_rank_times(hp_json *j, const hp_rank_times *t)
@@ -102,6 +124,16 @@ void hp_json_rank_times(hp_json *j, const hp_rank_times *t)
     hp_json_array_begin(j, "mpi");
     for (int r = 0; r < t->ranks; r++) hp_json_real(j, NULL, t->mpi[r]);
     hp_json_array_end(j);
+    hp_json_object_begin(j, "counters");
+    if (t->counts) {
+        for (int k = 0; k < t->events; k++) {
+            hp_json_array_begin(j, t->names[k]);
+            for (int r = 0; r < t->ranks; r++) hp_json_int(j, NULL, t->counts[r * t->events + k]);
+            hp_json_array_end(j);
+        }
+    } else
+        hp_json_string(j, "unavailable", t->unavailable);
+    hp_json_object_end(j);
     hp_json_object_end(j);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "hp_comm.h"
+#include "hp_counters.h"
 #include "hp_json.h"
 #include "hp_stats.h"
 #include "hp_timer.h"
@@ -34,6 +35,13 @@ typedef struct {
 typedef struct {
     double *elapsed, *mpi;
     int ranks;
+    /* The window's hardware counters outside MPI (hp_counters.h), when every rank counted: counts[r * events + k]
+     * is rank r's count of names[k]; else counts is NULL and `unavailable` says why (rank 0's reason, or that
+     * another rank had none). */
+    int events;
+    const char *names[HP_COUNTER_EVENTS];
+    long long *counts;
+    char unavailable[400];
 } hp_rank_times;
 
 /* A correctness check: passes when |value - expected| <= tolerance (never when value is NaN). */
@@ -77,7 +85,8 @@ void hp_print_regions(FILE *out, const hp_region_stat *r, int n, double total);
 void hp_print_comm(FILE *out, const hp_comm_stat s[HP_NCLASSES]);
 void hp_json_regions(hp_json *j, const hp_region_stat *r, int n);
 void hp_json_comm(hp_json *j, const hp_comm_stat s[HP_NCLASSES]);
-/* "rank_times": {"elapsed": [per rank], "mpi": [per rank]} (root only). */
+/* "rank_times": {"elapsed": [per rank], "mpi": [per rank], "counters": {NAME: [per rank], ...} or {"unavailable":
+ * why}} (root only). */
 void hp_json_rank_times(hp_json *j, const hp_rank_times *t);
 /* "per_call": {count, sum, min, max, bins: [{min_seconds, max_seconds, count}]}, empty bins left out; nothing
  * when no call was timed (a build without them, a region whose time is set directly). */

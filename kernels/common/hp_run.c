@@ -9,6 +9,7 @@
 
 #include "hp_affinity.h"
 #include "hp_args.h"
+#include "hp_counters.h"
 #include "hp_output.h"
 
 #ifndef HP_VERSION
@@ -164,6 +165,7 @@ void hp_run_start(hp_run *r, const char *kernel, int argc, char **argv, int thre
     r->argv = argv;
     r->thread_requested = thread_requested;
     MPI_Init_thread(&argc, &argv, thread_requested, &r->thread_provided);
+    hp_counters_open(); /* after MPI's own threads start, before the OpenMP team: only the team inherits them */
     r->world = MPI_COMM_WORLD;
     MPI_Comm_rank(r->world, &r->rank);
     MPI_Comm_size(r->world, &r->ranks);

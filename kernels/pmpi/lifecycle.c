@@ -18,6 +18,7 @@ void hp_started(int requested)
     requested_level = requested;
     const char *mode = getenv("HYBRIDPERF_MPI_PCONTROL");
     pcontrol_mode = mode && strcmp(mode, "1") == 0;
+    hp_counters_open(); /* before the program's OpenMP team starts: the team inherits them */
     hp_trace_start();
     hp_switch(!pcontrol_mode);
 }

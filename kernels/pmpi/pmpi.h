@@ -19,6 +19,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "hp_counters.h"
 #include "hp_counts.h"
 #include "hp_json.h"
 #include "hp_stats.h"
@@ -115,6 +116,7 @@ static inline hp_call hp_enter(const char *name)
     c.name = name;
     c.counted = c.self->depth++ == 0 && __atomic_load_n(&hp_pmpi_on, __ATOMIC_RELAXED);
     c.start = c.counted ? hp_now() : 0.0;
+    if (c.counted) hp_counters_mpi(1); /* inside the timed call: switching them is MPI time (hp_counts.c) */
     c.seconds = 0.0;
     c.peer = -1;
     return c;
@@ -125,6 +127,7 @@ static inline int hp_leave(hp_call *c, int rc)
 {
     c->self->depth--;
     if (!c->counted) return 0;
+    hp_counters_mpi(0);
     c->seconds = hp_now() - c->start;
     return rc == MPI_SUCCESS;
 }

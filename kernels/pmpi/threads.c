@@ -52,6 +52,7 @@ void hp_switch(int on)
     if (on && !was) window_start = now;
     if (!on && was) window_seconds += now - window_start;
     if (on != was) hp_trace_window(on, now);
+    hp_counters_window(on);
     __atomic_store_n(&hp_pmpi_on, on, __ATOMIC_RELAXED);
 }
 

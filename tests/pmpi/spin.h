@@ -9,18 +9,24 @@
 
 #include <time.h>
 
-static double now(void)
+/* A clock's seconds: CLOCK_MONOTONIC here; tests/c/test_counters.c burns a thread's CPU time instead
+ * (CLOCK_THREAD_CPUTIME_ID), to set it against CPU-time counters. */
+static inline double clock_seconds(clockid_t clock)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void spin(double seconds)
+static inline void spin_on(clockid_t clock, double seconds)
 {
-    const double deadline = now() + seconds;
-    while (now() < deadline) {
+    const double deadline = clock_seconds(clock) + seconds;
+    while (clock_seconds(clock) < deadline) {
     }
 }
+
+static inline double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+static inline void spin(double seconds) { spin_on(CLOCK_MONOTONIC, seconds); }
 
 #endif

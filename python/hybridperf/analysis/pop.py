@@ -20,7 +20,8 @@ is the time outside MPI (POP's useful time of the MPI model); T = max E_i. Then
 What a run does not carry gives None and the reason, never a guess: OpenMP load balance and scheduling need each
 thread's busy time inside parallel regions, and serialization the time in them (`openmp_idle`), which the md and
 spmv kernels record in their loops and the MPI library's OMPT tool for an app on an OMPT runtime; the other kernels
-do not record them; hardware counters are not read by any run yet. A run replayed from its traces on an ideal
+do not record them; IPC needs the instructions and cycles the run counted outside MPI (`rank_times.counters`,
+kernels/common/hp_counters.h), which a machine without a PMU cannot count. A run replayed from its traces on an ideal
 network (simulate.app_replay) also has POP's split of communication efficiency: serialization = max O / T_ideal,
 transfer = T_ideal / T.
 """
@@ -40,6 +41,7 @@ RUN_FACTORS = ("parallel_efficiency", *MPI_FACTORS, *OMP_FACTORS, "ipc")
 REPLAY_FACTORS = ("mpi_serialization_efficiency", "mpi_transfer_efficiency")
 NAMES = {
     "global_efficiency": "global efficiency", "computation_scalability": "computation scalability",
+    "ipc_scalability": "IPC scalability", "instruction_scalability": "instruction scalability",
     "parallel_efficiency": "parallel efficiency", "mpi_parallel_efficiency": "MPI parallel efficiency",
     "mpi_communication_efficiency": "MPI communication efficiency", "mpi_load_balance": "MPI load balance",
     "mpi_load_balance_in": "MPI load balance within nodes", "mpi_load_balance_out": "MPI load balance between nodes",
@@ -55,7 +57,8 @@ NO_KERNEL_REGIONS = "the kernel does not record how long each rank spends in par
 UNTIMED = "the {kernel} run did not time its threads (it ran with --no-timers or --no-thread-times)"
 NO_REPLAY = ("the run's traces were not replayed on an ideal network (an app study run with `trace: true`, then "
              "hybridperf simulate SPEC --cluster NAME: docs/simulation.md)")
-NO_COUNTERS = "no run reads hardware counters yet (perf_event or PAPI): IPC and instruction scalability are unavailable"
+NO_COUNTERS = ("the profile has no hardware counts (written before runs read perf_event counters): IPC and "
+               "instruction scalability are unavailable")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,28 @@ class RankTimes:
     @property
     def outside(self) -> list[float]:
         return [e - c for e, c in zip(self.elapsed, self.mpi)]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Each rank's perf_event counts outside MPI in the window (`rank_times.counters`), by event name; none where
+    they could not be counted, with why."""
+
+    events: dict[str, tuple[int, ...]]
+    unavailable: str = NO_COUNTERS
+
+    def total(self, event: str) -> int | None:
+        return sum(self.events[event]) if event in self.events else None
+
+    def ipc(self) -> tuple[float | None, str]:
+        """POP's useful IPC: all ranks' instructions over their cycles; None and why where not counted."""
+        instructions, cycles = self.total("instructions"), self.total("cycles")
+        if instructions is not None and cycles:
+            return instructions / cycles, ""
+        if self.events:
+            return None, (f"the run counted {', '.join(self.events)} (HYBRIDPERF_COUNTERS=software), not "
+                          "instructions and cycles")
+        return None, self.unavailable
 
 
 @dataclass(frozen=True)
@@ -146,7 +171,7 @@ def openmp_factors(t: RankTimes, omp: OpenMP) -> tuple[dict[str, float | None], 
     return values, why
 
 
-def factors(t: RankTimes | None, omp: OpenMP) -> Factors:
+def factors(t: RankTimes | None, omp: OpenMP, counted: Counts = Counts({})) -> Factors:
     """Every factor of RUN_FACTORS of one run; None where its inputs are missing, with why."""
     if t is None:
         missing = "the profile has no per-rank times (rank_times, which runs write since hybridperf measures POP)"
@@ -163,8 +188,20 @@ def factors(t: RankTimes | None, omp: OpenMP) -> Factors:
     values["parallel_efficiency"] = None if mpi_pe is None or omp_pe is None else mpi_pe * omp_pe
     if values["parallel_efficiency"] is None:
         why["parallel_efficiency"] = "the OpenMP parallel efficiency is not known"
-    values["ipc"], why["ipc"] = None, NO_COUNTERS
+    values["ipc"], no_ipc = counted.ipc()
+    if values["ipc"] is None:
+        why["ipc"] = no_ipc
     return Factors(values, why)
+
+
+def counts(profile: dict[str, Any]) -> Counts:
+    """The profile's counts (`rank_times.counters`: per event a number per rank, or `unavailable`)."""
+    counters = (profile.get("rank_times") or {}).get("counters")
+    if counters is None:
+        return Counts({})
+    if "unavailable" in counters:
+        return Counts({}, f"hardware counters unavailable: {counters['unavailable']}")
+    return Counts({name: tuple(v) for name, v in counters.items()})
 
 
 def rank_times(profile: dict[str, Any]) -> RankTimes | None:
@@ -232,5 +269,5 @@ def replay_factors(profile: dict[str, Any]) -> Factors:
 
 def of_profile(profile: dict[str, Any]) -> Factors:
     """RUN_FACTORS and REPLAY_FACTORS of a run."""
-    found, replayed = factors(rank_times(profile), openmp(profile)), replay_factors(profile)
+    found, replayed = factors(rank_times(profile), openmp(profile), counts(profile)), replay_factors(profile)
     return Factors(found.values | replayed.values, found.why | replayed.why)

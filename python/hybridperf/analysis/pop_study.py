@@ -14,12 +14,17 @@ from hybridperf.analysis import pop
 from hybridperf.analysis.sections import Point, Section, Verdict
 from hybridperf.analysis.verdicts import median_interval
 
-STUDY_FACTORS = ("global_efficiency", "computation_scalability")
+# computation scalability = IPC scalability × instruction scalability × frequency scalability (POP); the first two
+# where the runs counted instructions and cycles
+STUDY_FACTORS = ("global_efficiency", "computation_scalability", "ipc_scalability", "instruction_scalability")
 FACTORS = (*STUDY_FACTORS, *pop.RUN_FACTORS, *pop.REPLAY_FACTORS)
-# The factors a winner is explained by: the leaves of POP's tree, not the products of them.
+# The factors a winner is explained by: the leaves of POP's tree, not the products of them. Not IPC (not an
+# efficiency) nor its two scalabilities: the counts include the other threads' waits in the OpenMP runtime
+# (kernels/common/hp_counters.h), which grow with the threads, so they could blame the instructions of a split
+# whose threads merely waited.
 EXPLAINING = ("computation_scalability", "mpi_communication_efficiency", "mpi_load_balance_in",
               "mpi_load_balance_out", "openmp_load_balance", "openmp_scheduling_efficiency",
-              "openmp_serialization_efficiency", "ipc")
+              "openmp_serialization_efficiency")
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,23 @@ def _estimate(values: list[float]) -> Estimate | None:
     return Estimate(statistics.median(values), low, high, len(values))
 
 
-def _reference(points: list[Point]) -> tuple[Point, float] | None:
-    """The point every scalability is measured against: the fewest cores whose runs' useful time is known (POP's
-    reference run), with the median of that useful time."""
+@dataclass(frozen=True)
+class Reference:
+    """POP's reference run: the point with the fewest cores whose runs' useful time is known, and the medians over
+    its runs of that useful time and, where counted, of its instructions and IPC."""
+
+    point: Point
+    useful: float
+    instructions: float | None
+    ipc: float | None
+
+
+def _median_of(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def _reference(points: list[Point]) -> Reference | None:
     known = []
     for p in points:
         useful = [u for r in p.runs if (u := _useful_cpu_seconds(pop.of_profile(r["profile"]), r["profile"]))]
@@ -64,7 +83,26 @@ def _reference(points: list[Point]) -> tuple[Point, float] | None:
     if not known:
         return None
     _, _, point, useful = min(known, key=lambda k: (k[0], k[1]))
-    return point, useful
+    counted = [pop.counts(r["profile"]) for r in point.runs]
+    return Reference(point, useful, _median_of([c.total("instructions") for c in counted]),
+                     _median_of([c.ipc()[0] for c in counted]))
+
+
+def _counter_scalability(f: pop.Factors, counted: pop.Counts, ref: Reference | None, problem: float) -> None:
+    """IPC and instruction scalability of one run against the reference, into f (None with why where either side
+    did not count instructions and cycles)."""
+    instructions = counted.total("instructions") if f.values["ipc"] is not None else None
+    names = ("ipc_scalability", "instruction_scalability")
+    if ref is None or ref.ipc is None or ref.instructions is None:
+        f.values |= dict.fromkeys(names)
+        f.why |= dict.fromkeys(names, f.why.get("ipc") or "the study's reference point did not count instructions "
+                                                         "and cycles")
+    elif instructions is None:
+        f.values |= dict.fromkeys(names)
+        f.why |= dict.fromkeys(names, f.why["ipc"])
+    else:
+        f.values["ipc_scalability"] = f.values["ipc"] / ref.ipc
+        f.values["instruction_scalability"] = ref.instructions * problem / instructions
 
 
 def point_factors(section: Section, named: list[tuple[str, Point]]) -> list[PointFactors]:
@@ -76,7 +114,8 @@ def point_factors(section: Section, named: list[tuple[str, Point]]) -> list[Poin
     for configuration, p in named:
         if not p.runs:
             continue
-        work = None if ref is None else ref[1] * (p.problem / ref[0].problem if p.problem and ref[0].problem else 1)
+        problem = p.problem / ref.point.problem if ref and p.problem and ref.point.problem else 1.0
+        work = None if ref is None else ref.useful * problem
         per_run: dict[str, list[float]] = {factor: [] for factor in FACTORS}
         why: dict[str, str] = {}
         for r in p.runs:
@@ -84,6 +123,7 @@ def point_factors(section: Section, named: list[tuple[str, Point]]) -> list[Poin
             useful, times = _useful_cpu_seconds(f, r["profile"]), pop.rank_times(r["profile"])
             f.values["computation_scalability"] = work / useful if work and useful else None
             f.values["global_efficiency"] = work / (p.cores * max(times.elapsed)) if work and times else None
+            _counter_scalability(f, pop.counts(r["profile"]), ref, problem)
             if ref is None:
                 f.why["computation_scalability"] = f.why["global_efficiency"] = (
                     "no point of this study has a known useful time to scale against")

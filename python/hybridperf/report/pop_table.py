@@ -15,7 +15,8 @@ from hybridperf.report.tables import distinct_points
 
 # Short headers, in POP's tree order: global, its two factors, then MPI's and OpenMP's.
 HEADERS = {
-    "global_efficiency": "global", "computation_scalability": "comp. scal.", "parallel_efficiency": "parallel",
+    "global_efficiency": "global", "computation_scalability": "comp. scal.", "ipc_scalability": "IPC scal.",
+    "instruction_scalability": "instr. scal.", "parallel_efficiency": "parallel",
     "mpi_parallel_efficiency": "MPI par.", "mpi_communication_efficiency": "MPI comm.", "mpi_load_balance": "MPI LB",
     "mpi_load_balance_in": "LB in", "mpi_load_balance_out": "LB out", "openmp_parallel_efficiency": "OMP par.",
     "openmp_load_balance": "OMP LB", "openmp_scheduling_efficiency": "OMP sched.",
@@ -35,10 +36,13 @@ def interval(e: Estimate | None) -> str:
     return f"[{e.low:.2f}, {e.high:.2f}]" if bounded else ""
 
 
-def colour(e: Estimate | None) -> str:
-    """POP's traffic light on the median: green ≥ 0.8, yellow to orange in [0.6, 0.8), red below 0.6."""
+def colour(name: str, e: Estimate | None) -> str:
+    """POP's traffic light on the median: green ≥ 0.8, yellow to orange in [0.6, 0.8), red below 0.6; none for IPC,
+    which is not an efficiency (its scalability is)."""
     if e is None:
         return "#eee"
+    if name == "ipc":
+        return "#fff"
     if e.median >= 0.8:
         return "#8fd18f"
     if e.median >= 0.7:
@@ -69,11 +73,16 @@ def _unavailable(table: list[PointFactors]) -> list[str]:
     return [f"{', '.join(names)}: {why}" for why, names in reasons.items()]
 
 
+# Factors a study has only where something it does not always do was done: a replay on the ideal network, or
+# counting on a machine with hardware counters.
+WHERE_KNOWN = (*REPLAY_FACTORS, "ipc", "ipc_scalability", "instruction_scalability")
+
+
 def columns(table: list[PointFactors]) -> tuple[str, ...]:
-    """The factors shown: all, but the replay's split of communication efficiency only where a point has it (a
-    measured study never does; the list of factors not known says why)."""
+    """The factors shown: all, but those of WHERE_KNOWN only where a point has them (a measured study never has the
+    replay's split, a machine without a PMU no IPC; the list of factors not known says why)."""
     return tuple(name for name in FACTORS
-                 if name not in REPLAY_FACTORS or any(f.values[name] is not None for f in table))
+                 if name not in WHERE_KNOWN or any(f.values[name] is not None for f in table))
 
 
 def render_html(s: Section) -> str:
@@ -84,14 +93,14 @@ def render_html(s: Section) -> str:
     head = "".join(f"<th title='{html.escape(NAMES[name])}'>{html.escape(HEADERS[name])}</th>" for name in shown)
     body = "".join(
         f"<tr><td>{html.escape(f.configuration)}</td><td>{f.scale}</td>"
-        + "".join(f"<td style='background:{colour(f.values[name])}'>{html.escape(cell(f.values[name]))}"
+        + "".join(f"<td style='background:{colour(name, f.values[name])}'>{html.escape(cell(f.values[name]))}"
                   f"<br><small>{html.escape(interval(f.values[name]))}</small></td>" for name in shown)
         + "</tr>" for f in table)
     why = "".join(f"<li>{html.escape(t)}</li>" for t in sentences(s, table))
     missing = "".join(f"<li>{html.escape(t)}</li>" for t in _unavailable(table))
     return (f"<h3 id='pop'>POP efficiency factors</h3><p>Median over each point's runs, with its 90% interval "
             "(docs/pop.md has the formulas). Colours: POP's scale, green from 0.8 (acceptable), yellow to orange from "
-            "0.6, red below; grey: not known.</p>"
+            "0.6, red below; grey: not known; IPC (instructions per cycle, not an efficiency) uncoloured.</p>"
             f"<table class='pop'><thead><tr><th>configuration</th><th>{html.escape(s.axis)}</th>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>"
             + (f"<p>What sets each scale's winner apart:</p><ul>{why}</ul>" if why else "")

@@ -8,10 +8,10 @@ hybrid modes), the serial run and every split of the node's cores. Each round's 
 run give the model's prediction of every split (models.calibrate: no run of the split is used), so the
 predictions vary with the calibration's noise as the measurements do with theirs. Judged per split
 (bench/references.yaml): the median prediction over the median measurement within ±15%, by its 90%
-bootstrap interval; and per case whether the predicted winner is the faster split: the measured time of
-the other split over the predicted winner's, which must be above 1 (within: right, differs: wrong,
-undecided: the splits cannot be told apart at this noise). The run file keeps of each profile what the
-model reads.
+bootstrap interval; and per case whether the predicted winner is the faster split or tied with it: the
+measured time of the other split over the predicted winner's, which must be above 0.98 (within: right, or
+the two within the race's 2% tie band, where the pick does not matter; differs: the other split is more than
+2% faster; undecided: this noise cannot tell). The run file keeps of each profile what the model reads.
 
     python bench/calibrated_model.py [--repeats 9] [--series NAME --series-size K]
 """
@@ -105,7 +105,7 @@ def figures(runs: list[dict], bands: dict[str, Band]) -> list[common.Row]:
         rows.append(common.Row(f"{case}: predicted winner {winner[0]}x{winner[1]} — measured {other[0]}x{other[1]} "
                                f"/ {winner[0]}x{winner[1]}", f"{statistics.median(measured[winner]):.4f}",
                                f"{statistics.median(measured[other]):.4f}",
-                               judge_ratio(measured[other], measured[winner], Band(1.0, float("inf")))))
+                               judge_ratio(measured[other], measured[winner], bands["predicted_winner"])))
     return rows
 
 

@@ -98,7 +98,7 @@ def render_html(s: Section) -> str:
         + "</tr>" for f in table)
     why = "".join(f"<li>{html.escape(t)}</li>" for t in sentences(s, table))
     missing = "".join(f"<li>{html.escape(t)}</li>" for t in _unavailable(table))
-    return (f"<h3 id='pop'>POP efficiency factors</h3><p>Median over each point's runs, with its 90% interval "
+    return ("<h3 id='pop'>POP efficiency factors</h3><p>Median over each point's runs, with its 90% interval "
             "(docs/pop.md has the formulas). Colours: POP's scale, green from 0.8 (acceptable), yellow to orange from "
             "0.6, red below; grey: not known"
             + ("; IPC (instructions per cycle, not an efficiency) uncoloured" if "ipc" in shown else "") + ".</p>"

@@ -58,7 +58,11 @@ def run(kernel: str, ranks: int, threads: int, args: list[str], work: Path) -> d
     launch = runner.prepare(kernel, Configuration(1, ranks, threads, local_machine().cores), args, path)
     out = runner.execute(launch, path, timeout=1800)
     if out.profile is None or out.returncode:
-        sys.exit(f"{kernel} {ranks}x{threads} failed: {out.stderr[-800:]}")
+        checks = (out.profile or {}).get("checks", {})
+        failed = ", ".join(f"{name} ({c['value']:.4g}, expected {c['expected']:.4g} ± {c['tolerance']:.4g})"
+                           for name, c in checks.items() if not c["pass"])
+        sys.exit(f"{kernel} {ranks}x{threads} failed" + (f" its checks {failed}" if failed else "")
+                 + f": {out.stderr[-800:]}")
     return trim(out.profile)
 
 

@@ -68,8 +68,8 @@ static void gather_counters(hp_comm *c, MPI_Comm comm, int rank, hp_rank_times *
     out->events = 0;
     out->counts = NULL;
     if (everywhere == 0) {
-        snprintf(out->unavailable, sizeof out->unavailable, "%s",
-                 mine.events ? "rank 0 counted, but another rank could not open its counters" : mine.unavailable);
+        out->unavailable =
+            mine.events ? "rank 0 counted, but another rank could not open its counters" : mine.unavailable;
         return;
     }
     out->counts = rank == 0 ? malloc(HP_COUNTER_EVENTS * (size_t)out->ranks * sizeof *out->counts) : NULL;

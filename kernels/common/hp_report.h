@@ -36,12 +36,12 @@ typedef struct {
     double *elapsed, *mpi;
     int ranks;
     /* The window's hardware counters outside MPI (hp_counters.h), when every rank counted: counts[r * events + k]
-     * is rank r's count of names[k]; else counts is NULL and `unavailable` says why (rank 0's reason, or that
-     * another rank had none). */
+     * is rank r's count of names[k]; else counts is NULL and `unavailable` (static storage) says why: rank 0's
+     * reason, or that another rank had none. */
     int events;
     const char *names[HP_COUNTER_EVENTS];
     long long *counts;
-    char unavailable[400];
+    const char *unavailable;
 } hp_rank_times;
 
 /* A correctness check: passes when |value - expected| <= tolerance (never when value is NaN). */

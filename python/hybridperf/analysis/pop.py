@@ -171,8 +171,9 @@ def openmp_factors(t: RankTimes, omp: OpenMP) -> tuple[dict[str, float | None], 
     return values, why
 
 
-def factors(t: RankTimes | None, omp: OpenMP, counted: Counts = Counts({})) -> Factors:
-    """Every factor of RUN_FACTORS of one run; None where its inputs are missing, with why."""
+def factors(t: RankTimes | None, omp: OpenMP, counted: Counts | None = None) -> Factors:
+    """Every factor of RUN_FACTORS of one run; None where its inputs are missing, with why (no `counted`: the run
+    has no counts)."""
     if t is None:
         missing = "the profile has no per-rank times (rank_times, which runs write since hybridperf measures POP)"
         values: dict[str, float | None] = {name: None for name in RUN_FACTORS}
@@ -188,7 +189,7 @@ def factors(t: RankTimes | None, omp: OpenMP, counted: Counts = Counts({})) -> F
     values["parallel_efficiency"] = None if mpi_pe is None or omp_pe is None else mpi_pe * omp_pe
     if values["parallel_efficiency"] is None:
         why["parallel_efficiency"] = "the OpenMP parallel efficiency is not known"
-    values["ipc"], no_ipc = counted.ipc()
+    values["ipc"], no_ipc = (counted or Counts({})).ipc()
     if values["ipc"] is None:
         why["ipc"] = no_ipc
     return Factors(values, why)

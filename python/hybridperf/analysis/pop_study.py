@@ -91,18 +91,14 @@ def _reference(points: list[Point]) -> Reference | None:
 def _counter_scalability(f: pop.Factors, counted: pop.Counts, ref: Reference | None, problem: float) -> None:
     """IPC and instruction scalability of one run against the reference, into f (None with why where either side
     did not count instructions and cycles)."""
-    instructions = counted.total("instructions") if f.values["ipc"] is not None else None
     names = ("ipc_scalability", "instruction_scalability")
-    if ref is None or ref.ipc is None or ref.instructions is None:
-        f.values |= dict.fromkeys(names)
-        f.why |= dict.fromkeys(names, f.why.get("ipc") or "the study's reference point did not count instructions "
-                                                         "and cycles")
-    elif instructions is None:
-        f.values |= dict.fromkeys(names)
-        f.why |= dict.fromkeys(names, f.why["ipc"])
-    else:
+    if f.values["ipc"] is not None and ref is not None and ref.ipc is not None and ref.instructions is not None:
         f.values["ipc_scalability"] = f.values["ipc"] / ref.ipc
-        f.values["instruction_scalability"] = ref.instructions * problem / instructions
+        f.values["instruction_scalability"] = ref.instructions * problem / counted.total("instructions")
+        return
+    f.values |= dict.fromkeys(names)
+    f.why |= dict.fromkeys(names, f.why.get("ipc") or "the study's reference point did not count instructions and "
+                                                      "cycles")
 
 
 def point_factors(section: Section, named: list[tuple[str, Point]]) -> list[PointFactors]:

@@ -13,6 +13,7 @@ import pytest
 
 from hybridperf import cluster, resources
 from hybridperf.models.presets import PRESETS
+from hybridperf.simulate import noise
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 SMPI = shutil.which("smpicc") and shutil.which("smpirun")
@@ -222,3 +223,21 @@ def test_smpi_runs_on_the_platform_with_the_described_network(tmp_path):
     assert one_way("2us", 10**6, True) - one_way("2us", 1, True) == pytest.approx(10**6 / 4e9, abs=clock)
     t2, t4, t8 = (one_way(latency, 1, False) for latency in ("2us", "4us", "8us"))
     assert t8 - t4 == pytest.approx(2 * (t4 - t2), abs=clock)
+
+
+def test_a_measured_nodes_noise_is_its_ompbench_runs_quanta():
+    """describe_node with an ompbench profile that measured noise (--noise-quanta): the description's noise is the
+    measured percentiles at the quantum's interval, sourced, and a replay can draw it; without one, no noise."""
+    pingpong = {"figures_of_merit": [{"name": "pingpong_latency", "value": 0.4},
+                                     {"name": "pingpong_bandwidth", "value": 9000.0}]}
+    slowdowns = [0.0] * 90 + [0.01 * k for k in range(1, 11)]
+    omp = {"figures_of_merit": [{"name": "overhead.PARALLEL_FOR", "value": 1.5}], "run": {"threads_per_rank": 2},
+           "ompbench": {"noise": {"quantum_us": 998.7, "quanta_per_thread": 2000, "samples": 4000,
+                                  "slowdowns": slowdowns}}}
+    spec = cluster.parse(cluster.describe_node("vm", 2, 1, pingpong, omp, "2026-11-26"), "this-machine")
+    assert spec.noise is not None and spec.noise.slowdowns == tuple(slowdowns)
+    assert spec.noise.interval == pytest.approx(998.7e-6) and not spec.noise.assumed
+    assert spec.noise.source.startswith("measured: hybridperf-ompbench --noise-quanta 2000 on vm")
+    assert "noise-0" in noise.elements(cluster.with_noise(spec, 1), 1)
+    del omp["ompbench"]
+    assert cluster.parse(cluster.describe_node("vm", 2, 1, pingpong, omp, "2026-11-26"), "x").noise is None

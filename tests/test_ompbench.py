@@ -295,6 +295,8 @@ CASES = [
     (["--constructs", "GUIDED", "--iters-per-thread", "1"], "nothing to measure"),
     (["--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),
     (["--frobnicate"], "unknown option '--frobnicate'"),
+    (["--noise-quanta", "-1"], "--noise-quanta must be >= 0, got -1"),
+    (["--noise-quantum-us", "0"], "--noise-quantum-us must be > 0, got 0"),
 ]
 
 
@@ -315,6 +317,32 @@ def test_bad_input_with_two_ranks_reports_once(binary, tmp_path):
     assert run.returncode == 2 and run.profile is None and not run.profile_path.exists()
     lines = [line for line in run.stderr.splitlines() if line.startswith("hybridperf-ompbench: error:")]
     assert len(lines) == 1 and "unknown construct 'NOWAIT'" in lines[0], run.stderr
+
+
+# ---------------------------------------------------------------- OS noise (a fixed work quantum)
+
+
+def test_noise_is_every_threads_quanta_against_its_fastest(binary, tmp_path):
+    """--noise-quanta: each of 2 threads times 150 quanta of 200 us; the pooled slowdowns are kept as 100
+    equally likely percentiles, ascending, from 0 (a thread's fastest quantum is its own reference); the mean
+    lies within the sample and the profile's figure is it. A quantum's length is calibrated, so whatever the
+    machine's load its undisturbed time is the one asked for."""
+    run = run_ompbench_in(tmp_path, 1, 2, ["-c", "PARALLEL", "-r", "3", "--noise-quanta", "150",
+                                           "--noise-quantum-us", "200", *QUIET])
+    assert run.returncode == 0, run.stderr
+    noise = run.profile["ompbench"]["noise"]
+    slowdowns = noise["slowdowns"]
+    assert noise["samples"] == 300 and noise["quanta_per_thread"] == 150
+    assert noise["quantum_us"] == pytest.approx(200, rel=0.1)
+    assert len(slowdowns) == 100 and slowdowns == sorted(slowdowns) and slowdowns[0] == 0.0
+    assert 0.0 <= noise["mean_slowdown"] <= noise["max_slowdown"] and slowdowns[-1] <= noise["max_slowdown"]
+    figures = {f["name"]: f["value"] for f in run.profile["figures_of_merit"]}
+    assert figures["noise.mean_slowdown"] == noise["mean_slowdown"]
+    assert "OS noise: 150 quanta of" in run.stdout and run.profile["regions"]["noise"]["calls"] == 1
+
+
+def test_without_noise_quanta_no_noise_is_measured(selftest):
+    assert "noise" not in selftest.profile["ompbench"] and "OS noise" not in selftest.stdout
 
 
 # ---------------------------------------------------------------- study specs

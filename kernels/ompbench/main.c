@@ -17,7 +17,7 @@
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
-static const char *const region_names[] = {"calibration", "sync", "sched", "array", "selftest", "total"};
+static const char *const region_names[] = {"calibration", "sync", "sched", "array", "selftest", "noise", "total"};
 
 static int validate_options(omb_bench *b, int argc, char **argv, char *err, size_t errlen)
 {
@@ -132,6 +132,11 @@ static int measure_all(omb_bench *b, const hp_run *run)
         status = measure_item(b, &b->items[k], &b->results[k], scratch);
         hp_timer_stop(t, region);
         if (status == 0) b->nresults++;
+    }
+    if (status == 0 && b->p.noise_quanta > 0) {
+        hp_timer_start(t, R_NOISE);
+        status = omb_measure_noise(b, &b->noise);
+        hp_timer_stop(t, R_NOISE);
     }
     t->region[R_TOTAL].seconds = hp_now() - start;
     t->region[R_TOTAL].calls = 1;

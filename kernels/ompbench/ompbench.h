@@ -25,6 +25,7 @@
 #define OMB_KERNEL "ompbench"
 #define OMB_PROGRAM "hybridperf-ompbench"
 #define OMB_MAX_ARGS 16
+#define OMB_NOISE_PERCENTILES 100 /* the noise's distribution kept as this many equally likely values */
 #define OMB_MAX_CHUNKS 32
 #define OMB_MAX_ITEMS 192 /* 13 sync + 2 self-test + 1 + 3 x 32 schedule + 4 x 11 array measurements, with room */
 #define OMB_NAME_LEN 32
@@ -98,8 +99,8 @@ typedef struct {
     const char *bench, *profile;
     hp_list constructs, chunks, sizes; /* constructs: none = the --bench group; chunks: "pow2" or sizes;
                                           sizes: "pow3" or array sizes */
-    double test_time_us, delay_time_us, extra_delay_us, ref_sd_tol;
-    int delay_length, outer_reps, iters_per_thread;
+    double test_time_us, delay_time_us, extra_delay_us, ref_sd_tol, noise_quantum_us;
+    int delay_length, outer_reps, iters_per_thread, noise_quanta;
     /* filled by omb_params_validate: */
     int chunk[OMB_MAX_CHUNKS];
     int nchunks, chunks_pow2;
@@ -179,6 +180,17 @@ void omb_array_verify(const omb_construct *c, omb_work *w, omb_copies *out);
 void omb_array_tally(const omb_construct *c, const omb_work *w, omb_result *r); /* after omb_measure */
 int omb_array_counts_ok(const omb_result *r);
 
+/* noise.c: OS noise as a fixed work quantum, timed on every thread */
+typedef struct {
+    int quanta;       /* per thread; 0: not measured */
+    double quantum_s; /* one quantum's time, undisturbed (the least of 9 timings) */
+    long samples;     /* quanta timed, every thread of every rank */
+    /* rank 0: the pooled slowdowns (a quantum's time over its thread's fastest, less 1), as the percentiles at
+     * (k + 0.5) / OMB_NOISE_PERCENTILES, their mean and the largest */
+    double slowdown[OMB_NOISE_PERCENTILES];
+    double mean, max;
+} omb_noise;
+
 /* report.c: checks, terminal output and the profile */
 typedef struct {
     omb_params p;
@@ -193,11 +205,15 @@ typedef struct {
     int nresults;
     omb_work work;
     double clock_hz, delay_measured_s;
+    omb_noise noise;
     hp_comm comm;
     hp_timers timers;
 } omb_bench;
 
-enum { R_CALIBRATION, R_SYNC, R_SCHED, R_ARRAY, R_SELFTEST, R_TOTAL };
+/* Collective: times --noise-quanta quanta on every thread (b->noise); 0, or -1 (reported) out of memory. */
+int omb_measure_noise(omb_bench *b, omb_noise *out);
+
+enum { R_CALIBRATION, R_SYNC, R_SCHED, R_ARRAY, R_SELFTEST, R_NOISE, R_TOTAL };
 enum { OMB_MAX_CHECKS = 6 };
 typedef struct {
     hp_check checks[OMB_MAX_CHECKS];

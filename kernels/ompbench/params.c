@@ -22,6 +22,7 @@ int omb_params_table(omb_params *p, hp_arg *args)
                       .delay_time_us = 0.1,
                       .extra_delay_us = 1.0,
                       .ref_sd_tol = 0.1,
+                      .noise_quantum_us = 1000.0,
                       .outer_reps = 20,
                       .iters_per_thread = 1024};
     const hp_arg table[] = {
@@ -62,6 +63,13 @@ int omb_params_table(omb_params *p, hp_arg *args)
                    "largest accepted standard deviation of a reference's samples relative to their mean (a "
                    "check: larger means the machine is too noisy to trust the overheads)"),
          .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("noise-quanta", 0, HP_ARG_INT, &p->noise_quanta, "N",
+                   "after the constructs, time N fixed work quanta back to back on every thread: the OS noise, as "
+                   "each quantum's slowdown against its thread's fastest (0: not measured)"),
+         .min_rule = HP_MIN_INCLUSIVE},
+        {HP_OPTION("noise-quantum-us", 0, HP_ARG_REAL, &p->noise_quantum_us, "US",
+                   "length of one noise quantum, microseconds (the interval of the noise it measures)"),
+         .min_rule = HP_MIN_EXCLUSIVE},
         {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
     };
     const int n = (int)(sizeof table / sizeof *table);

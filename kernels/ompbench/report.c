@@ -123,6 +123,12 @@ void omb_print_summary(const omb_bench *b, const omb_results *r)
         printf("%-18s %14.6f %12.6f %12.0f %12.6f %12.6f\n", x->item.name, x->overhead_us, x->ci95_us,
                cycles(b, x->overhead_us), x->across.min, x->across.max);
     }
+    if (b->noise.quanta > 0)
+        printf("\nOS noise: %d quanta of %.4g us on each thread (%ld in all), slowdown against each thread's "
+               "fastest: mean %.4g, median %.4g, 99.5th percentile %.4g, largest %.4g\n",
+               b->noise.quanta, 1e6 * b->noise.quantum_s, b->noise.samples, b->noise.mean,
+               b->noise.slowdown[OMB_NOISE_PERCENTILES / 2], b->noise.slowdown[OMB_NOISE_PERCENTILES - 1],
+               b->noise.max);
     printf("\nMeasured in %.6g s\n", loop_seconds(r));
     hp_print_regions(stdout, r->regions, r->nregions, r->regions[R_TOTAL].seconds.avg);
     hp_print_comm(stdout, r->comm);
@@ -220,6 +226,22 @@ static void result_json(hp_json *j, const omb_bench *b, const omb_result *x)
     hp_json_object_end(j);
 }
 
+/* The measured noise (noise.c): every thread's quanta pooled, their slowdowns as equally likely percentiles. */
+static void noise_json(hp_json *j, const omb_noise *n)
+{
+    hp_json_object_begin(j, "noise");
+    hp_json_string(j, "method", "fixed work quantum: each quantum's time over its thread's fastest, less 1");
+    hp_json_real(j, "quantum_us", 1e6 * n->quantum_s);
+    hp_json_int(j, "quanta_per_thread", n->quanta);
+    hp_json_int(j, "samples", n->samples);
+    hp_json_real(j, "mean_slowdown", n->mean);
+    hp_json_real(j, "max_slowdown", n->max);
+    hp_json_array_begin(j, "slowdowns");
+    for (int k = 0; k < OMB_NOISE_PERCENTILES; k++) hp_json_real(j, NULL, n->slowdown[k]);
+    hp_json_array_end(j);
+    hp_json_object_end(j);
+}
+
 /* The "ompbench" member: the method's settings, the calibrations and the table. */
 static void ompbench_json(hp_json *j, const omb_bench *b, const omb_results *r)
 {
@@ -252,6 +274,7 @@ static void ompbench_json(hp_json *j, const omb_bench *b, const omb_results *r)
     hp_json_array_begin(j, "constructs");
     for (int k = 0; k < b->nresults; k++) result_json(j, b, &b->results[k]);
     hp_json_array_end(j);
+    if (b->noise.quanta > 0) noise_json(j, &b->noise);
     hp_json_object_end(j);
 }
 
@@ -274,6 +297,7 @@ static void profile_members(hp_json *j, const void *context)
         snprintf(name, sizeof name, "overhead.%s", b->results[k].item.name);
         hp_json_figure(j, name, b->results[k].across.avg, "us", "lower");
     }
+    if (b->noise.quanta > 0) hp_json_figure(j, "noise.mean_slowdown", b->noise.mean, "", "lower");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_array_end(j);
     hp_json_regions(j, r->regions, r->nregions);

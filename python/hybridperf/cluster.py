@@ -21,6 +21,7 @@ a preset's name replaces the preset.
       bandwidth: {value: 20Gbps, source: "thesis §3.1: 20 Gb/s Infiniband"}
       topology: {kind: star, assumed: true}          # star | fat-tree (levels, down, up, parallel) | torus (dims)
       per_message: {value: 27.2us, source: "..."}    # optional: the node's interface's time per message
+      aggregate: {value: 1.94, source: "..."}        # optional: the interface's bandwidth, all processes at once
     intra_node:
       latency: {value: 0.5us, assumed: true, range: [0.5, 4], range_source: "shared memory: 0.25 to 2 us"}
       bandwidth: {value: 4GBps, assumed: true}
@@ -31,6 +32,12 @@ a preset's name replaces the preset.
 message after another whichever of the node's ranks it serves: the part of `latency` that does not overlap when
 several ranks of a node talk at once (Chow & Hysom's Table 6: one off-node pair 43.5 us, four pairs 125.2 us). It
 is part of `latency`, the end-to-end figure of one message alone, so it must be below it.
+
+`aggregate` (optional, a plain number) is the node's interface's bandwidth when every core's process sends at
+once, in multiples of `bandwidth` (one process alone): below cores_per_node, one process cannot drive the
+interface alone (Chow & Hysom's Table 6: one pair 42.9 per process, four pairs 83.2 in all, so 1.94). The
+replay gives the node's link the bandwidth and each sending process the time per byte that make both figures
+hold for the micro-test that measured them (`Interface`). Without it, one process alone gets the whole link.
 
 An assumed figure may declare `range`: the factors of its value it plausibly lies between (low <= 1 <= high),
 with `range_source`, one line on where the range comes from; `simulate validate --sensitivity` sweeps it. A
@@ -122,6 +129,7 @@ class ClusterSpec:
     fork_join: Figure
     fork_join_threads: int
     per_message: Figure | None = None  # the node's network interface's time per message (part of latency)
+    aggregate: Figure | None = None  # the interface's bandwidth, all the node's processes at once / one process's
     noise: Noise | None = None  # OS noise, declared; drawn only when its seed is set (with_noise)
 
     @property
@@ -136,13 +144,34 @@ class ClusterSpec:
     def figures(self) -> dict[str, Figure]:
         return {"network latency": self.latency, "network bandwidth": self.bandwidth,
                 **({"network time per message": self.per_message} if self.per_message else {}),
+                **({"network bandwidth, all processes (x one's)": self.aggregate} if self.aggregate else {}),
                 "latency within a node": self.intra_latency, "bandwidth within a node": self.intra_bandwidth,
                 f"fork/join at {self.fork_join_threads} threads": self.fork_join}
 
-    def message_padding(self) -> int:
-        """Bytes that take the network interface's time per message at the network's bandwidth: added to every
-        message between nodes of a replay, they make the messages of a node's ranks queue at its one link."""
-        return round(self.per_message.value * self.bandwidth.value) if self.per_message else 0
+    def link_bandwidth(self) -> float:
+        """The node's link in the platform (bytes/s). With an aggregate k at n cores, one process's message costs
+        its bytes at the process's time per byte p and then at the link's L, and n processes' messages share L:
+        1/bandwidth = p + 1/L and n/(k bandwidth) = p + n/L, so L = bandwidth k (n - 1) / (n - k)."""
+        if self.aggregate is None:
+            return self.bandwidth.value
+        k, n = self.aggregate.value, self.cores_per_node
+        return self.bandwidth.value * k * (n - 1) / (n - k)
+
+    def interface(self) -> Interface:
+        """What the node's network interface adds to each message between nodes of a replay."""
+        padding = round(self.per_message.value * self.link_bandwidth()) if self.per_message else 0
+        return Interface(padding, 1 / self.bandwidth.value - 1 / self.link_bandwidth())
+
+
+@dataclass(frozen=True)
+class Interface:
+    """What a node's network interface adds to a message between nodes: `padding` bytes, which take its time per
+    message at the link's bandwidth and so make the messages of a node's ranks queue at its one link; and
+    `seconds_per_byte` the sending process spends pushing each byte of its own (SMPI's smpi/os per byte, as a
+    sleep before the send: a process alone cannot drive the link; ClusterSpec.link_bandwidth)."""
+
+    padding: int = 0
+    seconds_per_byte: float = 0.0
 
 
 def quantity(text: Any, units: dict[str, float], what: str) -> float:
@@ -156,7 +185,7 @@ def quantity(text: Any, units: dict[str, float], what: str) -> float:
     return value
 
 
-def _figure(entry: Any, units: dict[str, float], where: str) -> Figure:
+def _figure(entry: Any, units: dict[str, float] | None, where: str) -> Figure:
     if not isinstance(entry, dict) or "value" not in entry:
         raise ValueError(f"{where} must be a mapping with a value and a source (or assumed: true)")
     unknown = set(entry) - {"value", "source", "assumed", "threads", "range", "range_source"}
@@ -165,8 +194,15 @@ def _figure(entry: Any, units: dict[str, float], where: str) -> Figure:
     assumed = entry.get("assumed", False)
     if not isinstance(assumed, bool) or (not assumed and not entry.get("source")):
         raise ValueError(f"{where}: say where the figure comes from (source: ...) or mark it assumed: true")
-    return Figure(str(entry["value"]), quantity(entry["value"], units, where), str(entry.get("source", "")), assumed,
-                  *_range(entry, assumed, where))
+    value = quantity(entry["value"], units, where) if units else _number(entry["value"], where)
+    return Figure(str(entry["value"]), value, str(entry.get("source", "")), assumed, *_range(entry, assumed, where))
+
+
+def _number(value: Any, where: str) -> float:
+    """A figure without a unit (a multiple of another figure)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"{where} must be a number above zero, got {value!r}")
+    return float(value)
 
 
 def _range(entry: dict, assumed: bool, where: str) -> tuple[tuple[float, float] | None, str]:
@@ -271,9 +307,17 @@ def parse(text: str, key: str, source: str = "<cluster>") -> ClusterSpec:
             if per_message.value >= latency.value:
                 raise ValueError(f"network.per_message ({per_message.text}) is part of network.latency "
                                  f"({latency.text}): it must be below it")
-        unknown = set(network) - {"latency", "bandwidth", "topology", "per_message"}
+        aggregate = None
+        if "aggregate" in network:
+            aggregate = _figure(network["aggregate"], None, "network.aggregate")
+            cores = counts["sockets"] * counts["cores_per_socket"]
+            if not 1 <= aggregate.value < cores:
+                raise ValueError(f"network.aggregate ({aggregate.text}) is the node's interface's bandwidth in "
+                                 f"multiples of one process's: at least 1 and below the node's {cores} cores")
+        known = ("latency", "bandwidth", "topology", "per_message", "aggregate")
+        unknown = set(network) - set(known)
         if unknown:
-            raise ValueError(f"network: unknown key {sorted(unknown)[0]!r} (latency, bandwidth, topology, per_message)")
+            raise ValueError(f"network: unknown key {sorted(unknown)[0]!r} ({', '.join(known)})")
         return ClusterSpec(
             key, str(data.get("name", key)), str(data.get("description", "")), **counts,
             latency=latency,
@@ -282,6 +326,7 @@ def parse(text: str, key: str, source: str = "<cluster>") -> ClusterSpec:
             intra_latency=_figure(intra.get("latency"), TIME_UNITS, "intra_node.latency"),
             intra_bandwidth=_figure(intra.get("bandwidth"), RATE_UNITS, "intra_node.bandwidth"),
             fork_join=_figure(fork_join, TIME_UNITS, "fork_join"), fork_join_threads=threads, per_message=per_message,
+            aggregate=aggregate,
             noise=_noise(data["noise"]) if "noise" in data else None)
     except (ValueError, yaml.YAMLError) as err:
         raise ClusterError(f"{source}: {err}") from None
@@ -343,8 +388,9 @@ def _figure_of(profile: dict[str, Any], name: str) -> float | None:
 def describe_node(host: str, cores: int, sockets: int, pingpong: dict[str, Any], ompbench: dict[str, Any],
                   when: str) -> str:
     """The description (YAML) of one node measured with hybridperf-mixbench's ping-pong between two of its ranks
-    and hybridperf-ompbench's PARALLEL_FOR overhead (PARALLEL where a profile has no PARALLEL_FOR). A node has
-    no network: its intra-node figures stand in for one, marked so."""
+    and hybridperf-ompbench's PARALLEL_FOR overhead (PARALLEL where a profile has no PARALLEL_FOR), with its OS
+    noise where the ompbench run measured it (--noise-quanta). A node has no network: its intra-node figures stand
+    in for one, marked so."""
     latency, bandwidth = _figure_of(pingpong, "pingpong_latency"), _figure_of(pingpong, "pingpong_bandwidth")
     construct = "PARALLEL_FOR" if _figure_of(ompbench, "overhead.PARALLEL_FOR") is not None else "PARALLEL"
     fork_join = _figure_of(ompbench, f"overhead.{construct}")
@@ -368,7 +414,15 @@ def describe_node(host: str, cores: int, sockets: int, pingpong: dict[str, Any],
         "fork_join": {"value": f"{fork_join:.4g}us", "threads": int(ompbench["run"]["threads_per_rank"]),
                       "source": f"measured: hybridperf-ompbench {construct} overhead on {host}, {when}"},
     }
-    return yaml.safe_dump(data, sort_keys=False, width=120)
+    noise = ompbench.get("ompbench", {}).get("noise")
+    if noise:
+        data["noise"] = {
+            "interval": f"{noise['quantum_us']:.4g}us",
+            "slowdowns": [float(f"{x:.3g}") for x in noise["slowdowns"]],
+            "source": f"measured: hybridperf-ompbench --noise-quanta {noise['quanta_per_thread']} on {host}, {when} "
+                      f"({noise['samples']} quanta of its {ompbench['run']['threads_per_rank']} threads, each "
+                      "quantum's time over its thread's fastest, less 1; the percentiles at 0.5%, 1.5% ... 99.5%)"}
+    return yaml.safe_dump(data, sort_keys=False, width=120, default_flow_style=None)
 
 
 def host_names(spec: ClusterSpec) -> list[str]:
@@ -381,12 +435,13 @@ def platform_xml(spec: ClusterSpec, profiles: str = "") -> str:
     seconds replay as gigaflops (simulate.traces). A message between nodes crosses two private links (the
     sender's and the receiver's), so each gets half the described latency: the description's figure is what a
     message costs end to end, as a ping-pong measures it. Where the description gives a time per message, the
-    links' latency is the rest: the replay's padding of each message between nodes (message_padding) supplies it.
+    links' latency is the rest: the replay's padding of each message between nodes (ClusterSpec.interface) supplies
+    it. The links' bandwidth is the node's (link_bandwidth: the description's, but for an aggregate).
     `profiles`: SimGrid <trace> and <trace_connect> elements (simulate.noise), after the zone."""
     wire = spec.latency.value - (spec.per_message.value if spec.per_message else 0.0)
     attributes = {
         "id": spec.key, "prefix": f"{spec.key}-", "suffix": "", "radical": f"0-{spec.nodes - 1}", "speed": "1Gf",
-        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text, "lat": f"{wire / 2:.9g}s",
+        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text if spec.aggregate is None else f"{spec.link_bandwidth():.9g}Bps", "lat": f"{wire / 2:.9g}s",
         "loopback_bw": spec.intra_bandwidth.text, "loopback_lat": spec.intra_latency.text,
     }
     if spec.topology.kind == "fat-tree":

@@ -114,9 +114,12 @@ def measure_command(
     sockets: Annotated[Optional[int], typer.Option(min=1, help="Sockets of the node (default: this machine's, "
                                                                "from hwloc).")] = None,
     host: Annotated[Optional[str], typer.Option(help="The node's name (default: this machine's).")] = None,
+    noise_quanta: Annotated[int, typer.Option(min=0, help="Fixed work quanta of 1 ms each thread times for the "
+                                                          "OS noise (0: no noise measured).")] = 2000,
 ) -> None:
     """Describe this machine as a one-node cluster (`--cluster this-machine`): the MPI latency and bandwidth
-    between two of its ranks and OpenMP's fork/join at all its cores, measured here in a few seconds."""
+    between two of its ranks, OpenMP's fork/join at all its cores and the OS noise its cores meet (a fixed work
+    quantum timed over and over), measured here in a few seconds."""
     out = out or cluster.user_dir() / f"{cluster.THIS_MACHINE}.yaml"
     node = local_machine()
     cores = cores or node.cores
@@ -127,7 +130,7 @@ def measure_command(
             ping = profile.load(pingpong) if pingpong else _measure(
                 "mixbench", 2, 1, cores, ["-b", "pingpong", "--max-size", "4194304", "-n", "2000"], Path(work))
             omp = profile.load(ompbench) if ompbench else _measure(
-                "ompbench", 1, cores, cores, ["-c", "PARALLEL_FOR"], Path(work))
+                "ompbench", 1, cores, cores, ["-c", "PARALLEL_FOR", "--noise-quanta", str(noise_quanta)], Path(work))
         text = cluster.describe_node(host or node.hostname, cores, sockets or min(node.packages, cores), ping, omp,
                                      time.strftime("%Y-%m-%d"))
         spec = cluster.parse(text, out.stem, str(out))  # a measurement that makes no description is refused here
@@ -138,4 +141,10 @@ def measure_command(
     except (OSError, ValueError) as err:
         fail(f"cannot describe this machine: {err}")
     console.print(f"{out}: {spec.name}, {spec.cores_per_node} cores, intra-node {spec.intra_latency.text} and "
-                  f"{spec.intra_bandwidth.text}, fork/join {spec.fork_join.text} at {spec.fork_join_threads} threads")
+                  f"{spec.intra_bandwidth.text}, fork/join {spec.fork_join.text} at {spec.fork_join_threads} threads"
+                  + (f", OS noise {_mean(spec.noise.slowdowns):.3g} mean slowdown per {spec.noise.interval_text}"
+                     if spec.noise else ""))
+
+
+def _mean(values: tuple[float, ...]) -> float:
+    return sum(values) / len(values)

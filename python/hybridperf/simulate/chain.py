@@ -104,7 +104,7 @@ def simulate(spec: cluster.ClusterSpec, counts: Sequence[int], sizes: Sequence[i
         for loop in LOOPS:
             for size in sizes:
                 ops = [rank_ops(r, p, size, loop) for r in range(p)]
-                texts = [traces.ops_trace(r, o, spec.cores_per_node, spec.message_padding()) for r, o in enumerate(ops)]
+                texts = [traces.ops_trace(r, o, spec.cores_per_node, spec.interface()) for r, o in enumerate(ops)]
                 total = replay.replay(texts, spec, spec.cores_per_node, workdir / f"p{p}")
                 points.append(ChainPoint(p, loop, size, ITERATIONS, total / ITERATIONS,
                                          count([op for o in ops for op in o])))

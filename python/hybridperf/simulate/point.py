@@ -47,7 +47,7 @@ def replays(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: P
     distinct = {omits[name]: name for name in reversed(names)}  # each omitted set once, under its first name
 
     def run(omitted: frozenset[str]) -> float:
-        texts = traces.RankTraces(plan, model, split, omitted, spec.message_padding())
+        texts = traces.RankTraces(plan, model, split, omitted, spec.interface())
         return replayer(texts, spec, split.ranks_per_node, workdir / distinct[omitted])
 
     with ThreadPoolExecutor(max_workers=min(len(distinct), os.cpu_count() or 1)) as pool:

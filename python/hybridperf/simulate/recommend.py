@@ -39,7 +39,7 @@ def moved(spec: cluster.ClusterSpec, figure: str, factor: float) -> cluster.Clus
 def seconds(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Split, scale: float,
             replayer: Callable[..., float] = replay) -> float:
     with tempfile.TemporaryDirectory(prefix="hybridperf-recommend-") as work:
-        texts = traces.RankTraces(plan, model, split, padding=spec.message_padding())
+        texts = traces.RankTraces(plan, model, split, interface=spec.interface())
         return replayer(texts, spec, split.ranks_per_node, Path(work)) * scale
 
 

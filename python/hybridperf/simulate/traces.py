@@ -11,23 +11,33 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import overload
 
+from hybridperf.cluster import Interface
 from hybridperf.shapes import Placement
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import Op, Plan, RankPlan
 
 FLOPS = 1e9  # per second: the platform's host speed (cluster.platform_xml)
 BYTE, DOUBLE = 6, 0  # SimGrid's codes of MPI_BYTE and MPI_DOUBLE in a trace
+NO_INTERFACE = Interface()
 
 
-def _action(r: int, op: Op, padded: Callable[[int, int], int] = lambda peer, size: size) -> str:
-    """The trace line of one operation; `padded(peer, bytes)` is the size a message to or from `peer` takes."""
+def _action(r: int, op: Op, interface: Callable[[int], Interface] = lambda peer: NO_INTERFACE) -> str:
+    """The trace line of one operation; `interface(peer)` is what the network interface adds to a message to or
+    from `peer`: its padding bytes, and the sender's time per byte as a sleep before the send."""
+    def size(peer: int, data: int) -> int:
+        return data + interface(peer).padding
+
+    def pushed(peer: int, data: int) -> str:
+        seconds = data * interface(peer).seconds_per_byte
+        return f"{r} sleep {seconds:.9g}\n" if seconds > 0 else ""
+
     if op.kind == "sendrecv":
-        return f"{r} sendRecv {padded(op.to, op.bytes)} {op.to} {padded(op.source, op.recv_bytes)} {op.source} " \
-               f"{BYTE} {BYTE}"
+        return f"{pushed(op.to, op.bytes)}{r} sendRecv {size(op.to, op.bytes)} {op.to} " \
+               f"{size(op.source, op.recv_bytes)} {op.source} {BYTE} {BYTE}"
     if op.kind in ("isend", "send"):
-        return f"{r} {op.kind} {op.to} {op.tag} {padded(op.to, op.bytes)} {BYTE}"
+        return f"{pushed(op.to, op.bytes)}{r} {op.kind} {op.to} {op.tag} {size(op.to, op.bytes)} {BYTE}"
     if op.kind == "irecv":
-        return f"{r} irecv {op.source} {op.tag} {padded(op.source, op.recv_bytes)} {BYTE}"
+        return f"{r} irecv {op.source} {op.tag} {size(op.source, op.recv_bytes)} {BYTE}"
     if op.kind == "waitall":
         return f"{r} waitall"
     if op.kind == "wait":  # the request is named by its source, destination and tag
@@ -37,26 +47,26 @@ def _action(r: int, op: Op, padded: Callable[[int, int], int] = lambda peer, siz
     raise ValueError(f"no trace action for a planned {op.kind}")
 
 
-def padder(r: int, ranks_per_node: int, padding: int) -> Callable[[int, int], int]:
-    """The size of a message between rank r and a peer: `padding` bytes longer when the peer is on another node
-    (the network interface's time per message: ClusterSpec.message_padding)."""
-    return lambda peer, size: size + padding if peer // ranks_per_node != r // ranks_per_node else size
+def between_nodes(r: int, ranks_per_node: int, interface: Interface) -> Callable[[int], Interface]:
+    """What the network interface adds to a message between rank r and a peer: `interface` when the peer is on
+    another node, nothing within one (ClusterSpec.interface)."""
+    return lambda peer: interface if peer // ranks_per_node != r // ranks_per_node else NO_INTERFACE
 
 
-def ops_trace(r: int, ops: Iterable[Op], ranks_per_node: int = 1, padding: int = 0) -> str:
+def ops_trace(r: int, ops: Iterable[Op], ranks_per_node: int = 1, interface: Interface = NO_INTERFACE) -> str:
     """Rank r's trace of these operations alone, in order (no computation between them), messages between nodes
-    padded as in rank_trace."""
-    padded = padder(r, ranks_per_node, padding)
-    return "\n".join([f"{r} init", *(_action(r, op, padded) for op in ops), f"{r} finalize"]) + "\n"
+    as in rank_trace."""
+    added = between_nodes(r, ranks_per_node, interface)
+    return "\n".join([f"{r} init", *(_action(r, op, added) for op in ops), f"{r} finalize"]) + "\n"
 
 
 def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement,
-               omit: frozenset[str] = frozenset(), padding: int = 0) -> str:
+               omit: frozenset[str] = frozenset(), interface: Interface = NO_INTERFACE) -> str:
     """The rank's trace; operations of the regions in `omit` left out (their compute stays), so that a replay
-    without them prices what they cost. Each message between nodes is `padding` bytes longer (the network
-    interface's time per message: ClusterSpec.message_padding); global sums are SimGrid's own and are not."""
+    without them prices what they cost. Each message between nodes carries what the network interface adds
+    (ClusterSpec.interface); global sums are SimGrid's own and do not."""
     r = rank.rank
-    padded = padder(r, split.ranks_per_node, padding)
+    added = between_nodes(r, split.ranks_per_node, interface)
     lines = [f"{r} init"]
 
     def compute(seconds: float) -> None:
@@ -65,7 +75,7 @@ def rank_trace(plan: Plan, rank: RankPlan, model: ComputeModel, split: Placement
 
     def communicate(op: Op) -> None:
         if op.region not in omit:
-            lines.append(_action(r, op, padded))
+            lines.append(_action(r, op, added))
 
     for step in range(1, plan.steps + 1):
         work = model.step(plan, rank, step, split)
@@ -108,11 +118,11 @@ class RankTraces(OnDemand):
     """rank_trace of each of the plan's ranks, on demand."""
 
     def __init__(self, plan: Plan, model: ComputeModel, split: Placement, omit: frozenset[str] = frozenset(),
-                 padding: int = 0):
-        self.plan, self.model, self.split, self.omit, self.padding = plan, model, split, omit, padding
+                 interface: Interface = NO_INTERFACE):
+        self.plan, self.model, self.split, self.omit, self.interface = plan, model, split, omit, interface
 
     def __len__(self) -> int:
         return len(self.plan.ranks_plan)
 
     def make(self, index: int) -> str:
-        return rank_trace(self.plan, self.plan.ranks_plan[index], self.model, self.split, self.omit, self.padding)
+        return rank_trace(self.plan, self.plan.ranks_plan[index], self.model, self.split, self.omit, self.interface)

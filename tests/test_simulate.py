@@ -123,13 +123,14 @@ def test_trace_follows_the_step_structure():
 
 def test_rank_traces_are_made_on_demand_and_equal_the_list_of_them():
     """A replay asks for one rank's trace at a time (no list of all ranks' texts at 16,384 ranks): the same
-    texts, in rank order, as rank_trace of each rank, with the omitted regions and the padding passed on."""
+    texts, in rank order, as rank_trace of each rank, with the omitted regions and the network interface's additions
+    passed on."""
     plan = md_plan(("-s", "8", "--steps", "4", "--neigh-every", "2", "--thermo", "2"), 4)
-    split, omit = Split(2, 2, 1), frozenset({"reduction"})
-    lazy = traces.RankTraces(plan, MODEL, split, omit, 24)
-    made = [traces.rank_trace(plan, r, MODEL, split, omit, 24) for r in plan.ranks_plan]
+    split, omit, interface = Split(2, 2, 1), frozenset({"reduction"}), cluster.Interface(24, 1e-9)
+    lazy = traces.RankTraces(plan, MODEL, split, omit, interface)
+    made = [traces.rank_trace(plan, r, MODEL, split, omit, interface) for r in plan.ranks_plan]
     assert len(lazy) == 4 and list(lazy) == made and lazy[3] == made[3] and lazy[1:3] == made[1:3]
-    assert not any("allreduce" in text for text in lazy) and len(set(made)) == 4
+    assert not any("allreduce" in text for text in lazy) and len(set(made)) == 4 and " sleep " in made[0]
 
 
 def test_a_replay_past_its_timeout_leaves_no_simulator_running(tmp_path, monkeypatch):

@@ -16,17 +16,16 @@ from hybridperf.simulate import outcome, validate as validation, validate_spmv
 from hybridperf.simulate.outcome import Moved
 
 GIGE = "cseem64t-gige"
-MOVOUT = next(d for d in outcome.declared() if d.name == "movout_ratio")  # published 0.427 (Infinipath), 1.902 (GigE)
+MOVOUT = next(d for d in outcome.declared() if d.name == "movout_ratio_gige")  # published 1.902
 def test_an_outcome_sweeps_its_assumed_inputs_and_no_published_one():
     """Merlin's latency, bandwidth and fork/join are published, its compute costs are its own: only its two
-    intra-node figures are swept. CSEEM64T's movout is simulated on two networks: each one's four assumed figures,
-    then the compute costs and threading losses borrowed from Merlin."""
+    intra-node figures are swept. CSEEM64T's movout on GigE: its four assumed figures, then the compute costs and
+    threading losses borrowed from Merlin."""
     found = {d.name: [a.input for a in swept.assumed(d)] for d in outcome.declared()}
     assert found["merlin_pure_fastest"] == ["intra-node latency (merlin)", "intra-node bandwidth (merlin)"]
-    assert found["movout_ratio"] == [f"{f} ({c})" for c in ("cseem64t-infinipath", GIGE)
-                                     for f in ("network latency", "intra-node latency", "intra-node bandwidth",
-                                               "fork/join")] + ["compute per atom-step of a core",
-                                                                "threading losses of force"]
+    assert found["movout_ratio_gige"] == [f"{f} ({GIGE})" for f in ("network latency", "intra-node latency",
+                                                                    "intra-node bandwidth", "fork/join")] + [
+        "compute per atom-step of a core and packing per ghost atom", "threading losses of force"]
     assert found["spmv_500_total"][-1] == "packing per point, as a nonzero's time" and len(found["spmv_500_total"]) == 4
     for d in outcome.declared():
         moves = validate_spmv.COMPUTE_MOVES if d.measure in validate_spmv.MEASURES else validation.COMPUTE_MOVES
@@ -68,12 +67,17 @@ def test_the_default_walk_brackets_each_edge_within_an_eighth_of_its_step():
 
 
 class _Movout(validation.Simulator):
-    """Point-to-point times whose pure / hybrid-1 ratio is the published one, on GigE times `scale` and times the
-    factor of GigE's latency when it is moved; every other input changes nothing. No replay."""
+    """Movout times (point-to-point, no packing) whose pure / hybrid-1 ratio is the published one, on GigE times
+    `scale` and times the factor of GigE's latency when it is moved; every other input changes nothing. No
+    replay."""
 
     scale = 1.0
 
-    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...]) -> dict[str, float]:
+    def packing(self, name: str, cores: int, configuration: str, workload: validation.Thesis) -> float:
+        return 0.0
+
+    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
+                 workload: validation.Workload | None = None) -> dict[str, float]:
         m = self.moved
         factor = m.factor if m and (m.what, m.cluster) == ("latency", GIGE) else 1.0
         ratio = 1.902 * self.scale * factor if name == GIGE else 0.427
@@ -104,7 +108,7 @@ def test_a_ratio_rule_holds_over_its_closed_form_range():
     latency = holds[f"network latency ({GIGE})"]
     assert (latency.holds_from, latency.holds_to, latency.holds_everywhere) == (0.75, 1.25, False)
     others = [h for name, h in holds.items() if name != latency.input]
-    assert len(others) == 9 and all(h.holds_everywhere and (h.holds_from, h.holds_to) == h.range for h in others)
+    assert len(others) == 5 and all(h.holds_everywhere and (h.holds_from, h.holds_to) == h.range for h in others)
 
 
 def test_an_outcome_missed_at_its_nominal_inputs_shows_where_it_would_hold():
@@ -142,11 +146,11 @@ def command(monkeypatch):
 
 
 def test_the_command_prints_each_outcome_with_its_sensitivity(command):
-    out = command("--sensitivity", "--json", "--outcome", "movout_ratio")
+    out = command("--sensitivity", "--json", "--outcome", "movout_ratio_gige")
     assert out.exit_code == 0, out.output
     [found] = json.loads(out.stdout)
-    assert found["name"] == "movout_ratio" and found["reproduced"] is True
-    assert len(found["sensitivity"]) == 10
+    assert found["name"] == "movout_ratio_gige" and found["reproduced"] is True
+    assert len(found["sensitivity"]) == 6
     for h in found["sensitivity"]:
         assert {"input", "nominal", "range", "holds_from", "holds_to", "holds_everywhere"} <= set(h)
         assert len(h["range"]) == 2 and isinstance(h["holds_everywhere"], bool)
@@ -157,7 +161,7 @@ def test_the_command_prints_each_outcome_with_its_sensitivity(command):
 
 
 def test_the_table_shows_the_range_over_which_each_rule_holds(command):
-    out = command("--sensitivity", "--outcome", "movout_ratio")
+    out = command("--sensitivity", "--outcome", "movout_ratio_gige")
     assert out.exit_code == 0, out.output
     assert "network latency (cseem64t-gige)" in out.stdout and "×0.7711–×1.189" in out.stdout
     assert "×0.8–×1.5 (everywhere)" in out.stdout  # the compute costs' declared range, all of it

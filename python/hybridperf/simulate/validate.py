@@ -38,26 +38,32 @@ COMPUTE_MOVES: dict[str, Callable[[ComputeModel, float], ComputeModel]] = {
 
 
 @dataclass(frozen=True)
-class ThesisSmall:
-    """The workload of the MD outcomes: the thesis's small simulation, `window` steps standing for its 500."""
+class Thesis:
+    """The workload of the MD outcomes: one of the thesis's simulations (fcc size^3 cells: the small one unless
+    an outcome's `size` names another), `window` steps standing for its 500."""
 
     window: int
-    problem = "thesis-small"  # what a plan depends on
+    size: int = SIZE
     label = ""  # what progress lines name it by
+
+    @property
+    def problem(self) -> str:
+        """What a plan depends on."""
+        return f"thesis-{self.size}"
 
     @property
     def per_simulated_second(self) -> float:
         return STEPS / self.window
 
     def plan(self, ranks: int) -> Plan:
-        args = ("-s", str(SIZE), "--steps", str(self.window), "--thermo", "1", "--potential", "lj/sf")
+        args = ("-s", str(self.size), "--steps", str(self.window), "--thermo", "1", "--potential", "lj/sf")
         return parse(kernels.plan("md", args, ranks))
 
     def costs(self, spec: cluster.ClusterSpec) -> ComputeModel:
         return thesis_costs(spec)
 
 
-Workload = ThesisSmall | validate_dlpoly.Test20
+Workload = Thesis | validate_dlpoly.Test20
 
 
 class Simulator:
@@ -67,7 +73,7 @@ class Simulator:
     def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None,
                  plans: dict[tuple[str, int], Plan] | None = None):
         self.progress, self.moved = progress, moved
-        self.thesis = ThesisSmall(window)  # the workload of a call that names none
+        self.thesis = Thesis(window)  # the workload of a call that names none
         self.plans: dict[tuple[str, int], Plan] = {} if plans is None else plans
         self.results: dict[tuple[Workload, str, int, str], dict[str, float]] = {}
 
@@ -102,10 +108,21 @@ class Simulator:
     def seconds(self, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
         return self.replayed(name, cores, configuration, ("whole",), workload)["whole"]
 
-    def adds(self, kind: str, name: str, cores: int, configuration: str) -> float:
+    def adds(self, kind: str, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
         """What one kind of communication ("p2p", "sums") adds to the run's simulated seconds."""
-        times = self.replayed(name, cores, configuration, ("whole", f"no-{kind}"))
+        times = self.replayed(name, cores, configuration, ("whole", f"no-{kind}"), workload)
         return max(0.0, times["whole"] - times[f"no-{kind}"])
+
+    def packing(self, name: str, cores: int, configuration: str, workload: Thesis) -> float:
+        """The run's seconds of halo packing on its busiest rank (the master thread's alone in a hybrid, as the
+        thesis's code packs)."""
+        spec = cluster.load(name)
+        spec = self.moved.on(spec) if self.moved else spec
+        costs = workload.costs(spec)
+        costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
+        nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
+        plan, split = self.plan(nodes * rpn, workload), Split(nodes, rpn, threads)
+        return max(costs.regions(plan, r, split)["halo_pack"] for r in plan.ranks_plan) * workload.per_simulated_second
 
     def winners(self, name: str, counts: tuple[int, ...]) -> dict[int, str]:
         return {c: min(CONFIGURATIONS, key=lambda k: self.seconds(name, c, k)) for c in counts}
@@ -148,12 +165,20 @@ def crossover(sim: Simulator, d: Declared) -> Measured:
                     _listing(closed_form_winners(name, counts)))
 
 
-def p2p_ratio(sim: Simulator, d: Declared) -> Measured:
-    """Point-to-point (movout) time of one configuration over another's, per published cluster."""
+def movout_ratio(sim: Simulator, d: Declared) -> Measured:
+    """The thesis's movout time of one configuration over another's, per published cluster, on the outcome's
+    problem (`size`): what its movout routine times, the halo's packing (edgbuf, pack_buffer: the master thread's
+    alone in hybrid-1) and its messages (what they add to the run, waiting included); beside each, the two."""
     p = d.params
-    return Measured({n: rounded(sim.adds("p2p", n, p["cores"], p["numerator"])
-                                / sim.adds("p2p", n, p["cores"], p["denominator"]))
-                     for n in d.published})
+    workload = Thesis(sim.thesis.window, int(p["size"]))
+
+    def movout(name: str, configuration: str) -> dict[str, float]:
+        return {"packing": rounded(sim.packing(name, p["cores"], configuration, workload)),
+                "messages": rounded(sim.adds("p2p", name, p["cores"], configuration, workload))}
+
+    parts = {n: {k: movout(n, k) for k in (p["numerator"], p["denominator"])} for n in d.published}
+    return Measured({n: rounded(sum(parts[n][p["numerator"]].values()) / sum(parts[n][p["denominator"]].values()))
+                     for n in d.published}, parts)
 
 
 def collective_ratio(sim: Simulator, d: Declared) -> Measured:
@@ -177,7 +202,7 @@ def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
 
 
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
-    "winners": winners, "crossover": crossover, "p2p_ratio": p2p_ratio, "collective_ratio": collective_ratio,
+    "winners": winners, "crossover": crossover, "movout_ratio": movout_ratio, "collective_ratio": collective_ratio,
     "dlpoly_crossover": dlpoly_crossover}
 
 

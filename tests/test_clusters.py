@@ -241,3 +241,15 @@ def test_a_measured_nodes_noise_is_its_ompbench_runs_quanta():
     assert "noise-0" in noise.elements(cluster.with_noise(spec, 1), 1)
     del omp["ompbench"]
     assert cluster.parse(cluster.describe_node("vm", 2, 1, pingpong, omp, "2026-11-26"), "x").noise is None
+
+
+def test_an_assumed_noise_declares_the_range_its_scale_is_swept_over():
+    spec = cluster.load("merlin")
+    assert spec.noise.assumed and spec.noise.range == (0.0625, 16.0) and spec.noise.range_source
+    text = (cluster.resources.path("clusters") / "merlin.yaml").read_text()
+    with pytest.raises(cluster.ClusterError, match="noise.range must be two factors"):
+        cluster.parse(text.replace("range: [0.0625, 16]", "range: [2, 16]"), "x")
+    with pytest.raises(cluster.ClusterError, match="noise: unknown key 'range_sourc'"):
+        cluster.parse(text.replace("range_source: \"a node losing", "range_sourc: \"a node losing"), "x")
+    with pytest.raises(cluster.ClusterError, match="noise: only an assumed figure has a range"):
+        cluster.parse(text.replace("assumed: true,\n        source", "source"), "x")

@@ -19,10 +19,11 @@ GIGE = "cseem64t-gige"
 MOVOUT = next(d for d in outcome.declared() if d.name == "movout_ratio_gige")  # published 1.902
 def test_an_outcome_sweeps_its_assumed_inputs_and_no_published_one():
     """Merlin's latency, bandwidth and fork/join are published, its compute costs are its own: only its two
-    intra-node figures are swept. CSEEM64T's movout on GigE: its four assumed figures, then the compute costs and
+    intra-node figures and its assumed OS noise are swept. CSEEM64T's movout on GigE: its four assumed figures, then the compute costs and
     threading losses borrowed from Merlin."""
     found = {d.name: [a.input for a in swept.assumed(d)] for d in outcome.declared()}
-    assert found["merlin_pure_fastest"] == ["intra-node latency (merlin)", "intra-node bandwidth (merlin)"]
+    assert found["merlin_pure_fastest"] == ["intra-node latency (merlin)", "intra-node bandwidth (merlin)",
+                                            "OS noise (merlin)"]
     assert found["movout_ratio_gige"] == [f"{f} ({GIGE})" for f in ("network latency", "intra-node latency",
                                                                     "intra-node bandwidth", "fork/join")] + [
         "compute per atom-step of a core and packing per ghost atom", "threading losses of force"]
@@ -120,6 +121,20 @@ def test_an_outcome_missed_at_its_nominal_inputs_shows_where_it_would_hold():
     assert (latency.holds_from, latency.holds_to, latency.holds_everywhere) == (1.25, 2.0, False)
     assert latency.text() == "×1.25–×2"
     assert all(h.text() == "nowhere" for h in found.sensitivity if h is not latency)
+
+
+def test_the_noise_is_replayed_as_declared_and_moved_by_its_scale():
+    """validate replays Merlin with its declared (assumed) noise drawn from one seed; the sweep moves the
+    slowdowns' scale across the declared range, its nominal the node's mean slowdown."""
+    sim = validation.Simulator(1, lambda line: None)
+    merlin = sim.described("merlin")
+    assert merlin.noisy and merlin.noise.seed == validation.NOISE_SEED and merlin.noise.scale == 1.0
+    assert not sim.described(GIGE).noisy  # no noise declared: constant speed
+    [noise] = [a for a in swept.assumed(next(d for d in outcome.declared() if d.name == "merlin_sum_ratio"))
+               if a.what == "noise"]
+    assert noise.nominal == "1% per 1ms" and noise.range == (0.0625, 16.0) and noise.cluster == "merlin"
+    moved = validation.Simulator(1, lambda line: None, noise.at(4.0)).described("merlin")
+    assert moved.noise.scale == 4.0 and moved.noise.mean == pytest.approx(0.04)
 
 
 def test_moves_reach_the_description_and_the_compute_model():

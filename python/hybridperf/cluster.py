@@ -45,7 +45,7 @@ figure with a source is not swept, so it takes no range.
 
 `noise` (optional) is OS noise as each node's speed over time: per `interval` a node runs at 1/(1+x) of its speed,
 x drawn from `slowdowns` (each entry equally likely: a measured sample, or an assumed one), with its `source` or
-`assumed: true`. It is declared, not used: a replay draws each node's profile from it only when given a seed
+`assumed: true` (then it may declare a `range` of factors of its slowdowns, which `--sensitivity` sweeps). It is declared, not used: a replay draws each node's profile from it only when given a seed
 (`with_noise`, `hybridperf simulate --noise-seed`), so a description with noise replays as one without until then.
 """
 
@@ -67,7 +67,7 @@ RATE_UNITS = {"Bps": 1.0, "kBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
               "bps": 1 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8}
 TOPOLOGIES = ("star", "fat-tree", "torus")
 KEYS = {"name", "description", "nodes", "sockets", "cores_per_socket", "network", "intra_node", "fork_join", "noise"}
-NOISE_KEYS = ("interval", "slowdowns", "source", "assumed")
+NOISE_KEYS = ("interval", "slowdowns", "source", "assumed", "range", "range_source")
 
 
 class ClusterError(ValueError):
@@ -106,6 +106,13 @@ class Noise:
     assumed: bool
     seed: int | None = None  # None: declared, not drawn (constant speed, as without noise)
     scale: float = 1.0
+    range: tuple[float, float] | None = None  # assumed noise: the plausible factors of its slowdowns (low, high)
+    range_source: str = ""
+
+    @property
+    def mean(self) -> float:
+        """A node's mean slowdown, at its scale."""
+        return self.scale * sum(self.slowdowns) / len(self.slowdowns)
 
     def describe(self) -> dict[str, Any]:
         """What a simulated run stores of the noise it was replayed with."""
@@ -238,7 +245,7 @@ def _noise(entry: Any) -> Noise:
     if not isinstance(assumed, bool) or (not assumed and not entry.get("source")):
         raise ValueError("noise: say where the slowdowns come from (source: ...) or mark them assumed: true")
     return Noise(str(entry["interval"]), interval, tuple(float(x) for x in slowdowns), str(entry.get("source", "")),
-                 assumed)
+                 assumed, None, 1.0, *_range(entry, assumed, "noise"))
 
 
 def with_noise(spec: ClusterSpec, seed: int | None, scale: float = 1.0) -> ClusterSpec:

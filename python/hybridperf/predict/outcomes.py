@@ -3,7 +3,8 @@ holds. An outcome counts as reproduced only where its rule holds at the nominal 
 says how far that verdict rests on what no figure of the machine gives.
 
 The inputs swept are an outcome's *assumed* ones, each with the range of factors of its value declared beside it:
-every figure of a cluster description it is simulated on marked `assumed` with a `range` (clusters/*.yaml), and
+every figure of a cluster description it is simulated on marked `assumed` with a `range` (clusters/*.yaml; an
+assumed OS noise with a range: its slowdowns' scale, replayed as simulate.validate draws it), and
 every input of the outcome with `moves` and a `range` (resources/data/validate-outcomes.yaml: the compute costs
 borrowed from another machine, a cost nobody published). Published and measured figures are not swept. One input
 at a time, the others at their nominal values: per side of the nominal, the range is walked outward over `grid`
@@ -71,6 +72,10 @@ def assumed(d: Declared) -> list[Assumed]:
         for label, (field, figure) in recommend.figures(spec).items():
             if figure.assumed and figure.range:
                 out.append(Assumed(f"{label} ({key})", figure.text, figure.range, figure.range_source, field, key))
+        noise = spec.noise
+        if noise is not None and noise.assumed and noise.range:
+            out.append(Assumed(f"OS noise ({key})", f"{100 * noise.mean:.3g}% per {noise.interval_text}", noise.range,
+                               noise.range_source, "noise", key))
     for i in d.inputs:
         if "moves" in i:
             low, high = i["range"]

@@ -29,7 +29,10 @@ def splits(spec: cluster.ClusterSpec, nodes: int) -> list[Split]:
 
 
 def moved(spec: cluster.ClusterSpec, figure: str, factor: float) -> cluster.ClusterSpec:
-    """The description with one figure (a ClusterSpec field: latency, intra_bandwidth ...) multiplied."""
+    """The description with one figure (a ClusterSpec field: latency, intra_bandwidth ...; `noise`: its
+    slowdowns' scale) multiplied."""
+    if figure == "noise" and spec.noise is not None:
+        return replace(spec, noise=replace(spec.noise, scale=spec.noise.scale * factor))
     old: cluster.Figure = getattr(spec, figure)
     unit = "s" if figure.endswith("latency") or figure in ("fork_join", "per_message") else "Bps"
     value = old.value * factor

@@ -30,6 +30,9 @@ from hybridperf.simulate.sensitivity import Scaled
 from hybridperf.simulate.study import thesis_costs
 
 SIZE, STEPS = presets.THESIS_SMALL_SIZE, presets.THESIS_STEPS
+# A description's OS noise (Merlin's, assumed) is replayed as declared: each node's profile drawn from this seed,
+# the same for every configuration and core count, so that they meet the same noise.
+NOISE_SEED = 1
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
 # the compute inputs an outcome may declare assumed (its `inputs`' `moves`), each moved by a factor
 COMPUTE_MOVES: dict[str, Callable[[ComputeModel, float], ComputeModel]] = {
@@ -77,6 +80,13 @@ class Simulator:
         self.plans: dict[tuple[str, int], Plan] = {} if plans is None else plans
         self.results: dict[tuple[Workload, str, int, str], dict[str, float]] = {}
 
+    def described(self, name: str) -> cluster.ClusterSpec:
+        """The description replayed: its OS noise drawn from NOISE_SEED where it declares one, and this simulator's
+        move applied."""
+        spec = cluster.load(name)
+        spec = cluster.with_noise(spec, NOISE_SEED) if spec.noise else spec
+        return self.moved.on(spec) if self.moved else spec
+
     def plan(self, ranks: int, workload: Workload | None = None) -> Plan:
         workload = workload or self.thesis
         if (workload.problem, ranks) not in self.plans:
@@ -92,8 +102,7 @@ class Simulator:
         done = self.results.setdefault((workload, name, cores, configuration), {})
         missing = tuple(n for n in names if n not in done)
         if missing:
-            spec = cluster.load(name)
-            spec = self.moved.on(spec) if self.moved else spec
+            spec = self.described(name)
             costs = workload.costs(spec)
             costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
             nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
@@ -116,8 +125,7 @@ class Simulator:
     def packing(self, name: str, cores: int, configuration: str, workload: Thesis) -> float:
         """The run's seconds of halo packing on its busiest rank (the master thread's alone in a hybrid, as the
         thesis's code packs)."""
-        spec = cluster.load(name)
-        spec = self.moved.on(spec) if self.moved else spec
+        spec = self.described(name)
         costs = workload.costs(spec)
         costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
         nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)

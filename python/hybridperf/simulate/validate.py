@@ -174,19 +174,22 @@ def crossover(sim: Simulator, d: Declared) -> Measured:
 
 
 def movout_ratio(sim: Simulator, d: Declared) -> Measured:
-    """The thesis's movout time of one configuration over another's, per published cluster, on the outcome's
-    problem (`size`): what its movout routine times, the halo's packing (edgbuf, pack_buffer: the master thread's
-    alone in hybrid-1) and its messages (what they add to the run, waiting included); beside each, the two."""
+    """The thesis's movout time of one configuration over another's, on the outcome's problem (`size`), per
+    published cluster at `cores`, or on its `cluster` per published core count: what its movout routine times,
+    the halo's packing (edgbuf, pack_buffer: the master thread's alone in hybrid-1) and its messages (what they add
+    to the run, waiting included); beside each, the two."""
     p = d.params
     workload = Thesis(sim.thesis.window, int(p["size"]))
+    points = {key: (p["cluster"], int(key)) if "cluster" in p else (key, p["cores"]) for key in d.published}
 
-    def movout(name: str, configuration: str) -> dict[str, float]:
-        return {"packing": rounded(sim.packing(name, p["cores"], configuration, workload)),
-                "messages": rounded(sim.adds("p2p", name, p["cores"], configuration, workload))}
+    def movout(key: Any, configuration: str) -> dict[str, float]:
+        name, cores = points[key]
+        return {"packing": rounded(sim.packing(name, cores, configuration, workload)),
+                "messages": rounded(sim.adds("p2p", name, cores, configuration, workload))}
 
-    parts = {n: {k: movout(n, k) for k in (p["numerator"], p["denominator"])} for n in d.published}
-    return Measured({n: rounded(sum(parts[n][p["numerator"]].values()) / sum(parts[n][p["denominator"]].values()))
-                     for n in d.published}, parts)
+    parts = {key: {k: movout(key, k) for k in (p["numerator"], p["denominator"])} for key in points}
+    return Measured({key: rounded(sum(parts[key][p["numerator"]].values())
+                                  / sum(parts[key][p["denominator"]].values())) for key in points}, parts)
 
 
 def collective_ratio(sim: Simulator, d: Declared) -> Measured:

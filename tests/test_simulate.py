@@ -439,7 +439,10 @@ def test_declared_spmv_figures_are_table_9s():
 
 
 class _FakeMd(validation.Simulator):
-    """Pure MPI fast below 48 cores, the hybrids above; no replay."""
+    """Pure MPI fast below 48 cores, the hybrids above; hybrid-1's master packs four times pure MPI's; no replay."""
+
+    def packing(self, name: str, cores: int, configuration: str, workload: validation.Thesis) -> float:
+        return 4.0 if configuration == "hybrid-1" else 1.0
 
     def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
                  workload: validation.Workload | None = None) -> dict[str, float]:
@@ -468,6 +471,12 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     merlin, stella = by_name["dlpoly_merlin_test20_crossover"], by_name["dlpoly_stella_test20_crossover"]
     assert merlin.simulated == 64 and not merlin.reproduced and stella.simulated == 64 and stella.reproduced
     assert merlin.detail[512] == {"hybrid-1": outcome.rounded(14.64 / 5.36), "hybrid-2": outcome.rounded(14.64 / 5.36)}
+    # movout: (packing 1 + messages 1) / (packing 4 + messages 0.5), within 25% of Infinipath's 0.427 only
+    infinipath = by_name["movout_ratio_infinipath"]
+    assert infinipath.simulated == {"cseem64t-infinipath": outcome.rounded(2 / 4.5)} and infinipath.reproduced
+    assert infinipath.detail["cseem64t-infinipath"]["hybrid-1"] == {"packing": 4.0, "messages": 0.5}
+    assert not by_name["movout_ratio_gige"].reproduced and not by_name["movout_ratio_merlin"].reproduced
+    assert set(by_name["movout_ratio_merlin"].simulated) == {128, 512}
     assert by_name["spmv_500_total"].simulated == 2.0 and by_name["spmv_500_total"].reproduced
     assert not by_name["spmv_256000_total"].reproduced  # published hybrid / MPI 1.136, here 0.5
     emitted = json.loads(json.dumps(validation.as_json(found)))

@@ -220,7 +220,8 @@ FIGURES = {
     "simulated.validate_spmv_reproduced": lambda: reproduced([o for o in outcomes() if is_spmv(o)]),
     "simulated.movout_infinipath": lambda: movout("infinipath"),
     "simulated.movout_gige": lambda: movout("gige"),
-    "simulated.movout_merlin": lambda: " and ".join(f"{v:.2f}" for v in outcome("movout_ratio_merlin")["simulated"].values()),
+    "simulated.movout_merlin": lambda: " and ".join(f"{v:.2f}"
+                                                    for v in outcome("movout_ratio_merlin")["simulated"].values()),
     "simulated.movout_gige_parts": lambda: movout_parts("gige"),
     "simulated.movout_infinipath_parts": lambda: movout_parts("infinipath"),
     "simulated.sum_ratio": lambda: span(outcome("merlin_sum_ratio")["simulated"].values(), 0),

@@ -45,8 +45,9 @@ figure with a source is not swept, so it takes no range.
 
 `noise` (optional) is OS noise as each node's speed over time: per `interval` a node runs at 1/(1+x) of its speed,
 x drawn from `slowdowns` (each entry equally likely: a measured sample, or an assumed one), with its `source` or
-`assumed: true` (then it may declare a `range` of factors of its slowdowns, which `--sensitivity` sweeps). It is declared, not used: a replay draws each node's profile from it only when given a seed
-(`with_noise`, `hybridperf simulate --noise-seed`), so a description with noise replays as one without until then.
+`assumed: true` (then it may declare a `range` of factors of its slowdowns, which `--sensitivity` sweeps). A
+replay draws each node's profile from it only when given a seed (`with_noise`: `hybridperf simulate --noise-seed`,
+and `simulate validate`'s own), so a description with noise replays as one without until then.
 """
 
 from __future__ import annotations
@@ -448,7 +449,8 @@ def platform_xml(spec: ClusterSpec, profiles: str = "") -> str:
     wire = spec.latency.value - (spec.per_message.value if spec.per_message else 0.0)
     attributes = {
         "id": spec.key, "prefix": f"{spec.key}-", "suffix": "", "radical": f"0-{spec.nodes - 1}", "speed": "1Gf",
-        "core": str(spec.cores_per_node), "bw": spec.bandwidth.text if spec.aggregate is None else f"{spec.link_bandwidth():.9g}Bps", "lat": f"{wire / 2:.9g}s",
+        "core": str(spec.cores_per_node), "lat": f"{wire / 2:.9g}s",
+        "bw": spec.bandwidth.text if spec.aggregate is None else f"{spec.link_bandwidth():.9g}Bps",
         "loopback_bw": spec.intra_bandwidth.text, "loopback_lat": spec.intra_latency.text,
     }
     if spec.topology.kind == "fat-tree":

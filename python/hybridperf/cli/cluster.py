@@ -142,9 +142,5 @@ def measure_command(
         fail(f"cannot describe this machine: {err}")
     console.print(f"{out}: {spec.name}, {spec.cores_per_node} cores, intra-node {spec.intra_latency.text} and "
                   f"{spec.intra_bandwidth.text}, fork/join {spec.fork_join.text} at {spec.fork_join_threads} threads"
-                  + (f", OS noise {_mean(spec.noise.slowdowns):.3g} mean slowdown per {spec.noise.interval_text}"
+                  + (f", OS noise {spec.noise.mean:.3g} mean slowdown per {spec.noise.interval_text}"
                      if spec.noise else ""))
-
-
-def _mean(values: tuple[float, ...]) -> float:
-    return sum(values) / len(values)

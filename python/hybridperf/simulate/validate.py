@@ -87,6 +87,16 @@ class Simulator:
         spec = cluster.with_noise(spec, NOISE_SEED) if spec.noise else spec
         return self.moved.on(spec) if self.moved else spec
 
+    def _point(self, name: str, cores: int, configuration: str, workload: Workload) \
+            -> tuple[cluster.ClusterSpec, ComputeModel, Plan, Split]:
+        """What one point replays: the description, the workload's costs on it (this simulator's move applied),
+        its plan and its split."""
+        spec = self.described(name)
+        costs = workload.costs(spec)
+        costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
+        nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
+        return spec, costs, self.plan(nodes * rpn, workload), Split(nodes, rpn, threads)
+
     def plan(self, ranks: int, workload: Workload | None = None) -> Plan:
         workload = workload or self.thesis
         if (workload.problem, ranks) not in self.plans:
@@ -102,15 +112,11 @@ class Simulator:
         done = self.results.setdefault((workload, name, cores, configuration), {})
         missing = tuple(n for n in names if n not in done)
         if missing:
-            spec = self.described(name)
-            costs = workload.costs(spec)
-            costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
-            nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
-            self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({nodes * rpn} ranks x "
-                          f"{threads} threads)")
+            spec, costs, plan, split = self._point(name, cores, configuration, workload)
+            self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({split.ranks} ranks x "
+                          f"{split.threads} threads)")
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.replays(self.plan(nodes * rpn, workload), costs, spec, Split(nodes, rpn, threads),
-                                    Path(work), missing)
+                raw = point.replays(plan, costs, spec, split, Path(work), missing)
             done.update({n: seconds * workload.per_simulated_second for n, seconds in raw.items()})
         return {n: done[n] for n in names}
 
@@ -125,11 +131,7 @@ class Simulator:
     def packing(self, name: str, cores: int, configuration: str, workload: Thesis) -> float:
         """The run's seconds of halo packing on its busiest rank (the master thread's alone in a hybrid, as the
         thesis's code packs)."""
-        spec = self.described(name)
-        costs = workload.costs(spec)
-        costs = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
-        nodes, rpn, threads = shape(configuration, spec.cores_per_node, cores=cores)
-        plan, split = self.plan(nodes * rpn, workload), Split(nodes, rpn, threads)
+        _, costs, plan, split = self._point(name, cores, configuration, workload)
         return max(costs.regions(plan, r, split)["halo_pack"] for r in plan.ranks_plan) * workload.per_simulated_second
 
     def winners(self, name: str, counts: tuple[int, ...]) -> dict[int, str]:

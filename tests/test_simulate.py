@@ -25,7 +25,7 @@ from hybridperf.simulate import outcome, point, rules, spmv_costs, study as simu
 from hybridperf.simulate import validate as validation, validate_spmv
 from hybridperf.simulate.compute import compute_seconds, Threads
 from hybridperf.simulate.md_costs import MdCosts
-from hybridperf.simulate.plan import parse, traffic
+from hybridperf.simulate.plan import Op, parse, Plan, RankPlan, traffic
 from hybridperf.simulate.replay import replay, ReplayFailed
 from hybridperf.simulate.sensitivity import Scaled
 from hybridperf.simulate.backend import SimGridBackend
@@ -380,6 +380,9 @@ def test_a_simulated_spec_names_its_cluster_and_takes_no_stopping_rule(tmp_path)
     ("ratio_within", 0.4, 0.45, 0.25, {}, True),
     ("ratio_within", 0.4, 0.5, 0.25, {}, True),  # at the tolerance
     ("ratio_within", 0.4, 0.51, 0.25, {}, False),
+    ("ratio_within", {32: {"hybrid-1": 5.0, "hybrid-2": 2.5}}, {32: {"hybrid-1": 4.0, "hybrid-2": 2.5}}, 0.25, {}, True),
+    ("ratio_within", {32: {"hybrid-1": 5.0, "hybrid-2": 2.5}}, {32: {"hybrid-1": 3.7, "hybrid-2": 2.5}}, 0.25, {}, False),
+    ("ratio_within", {32: {"hybrid-1": 5.0}}, {64: {"hybrid-1": 5.0}}, 0.25, {}, False),  # a figure per key
     ("ratio_within", 1.9, 1.03, 0.25, {}, False),  # the right direction, the wrong size
     ("ratio_within", 1.1, 0.95, 0.25, {}, False),  # within 25% but the other side of 1: the other winner
     ("ratio_within", {8: 0.4, 27: 1.5}, {8: 0.42, 27: 1.3}, 0.25, {}, True),
@@ -412,7 +415,7 @@ def test_every_declared_outcome_has_its_figure_rule_and_inputs():
         assert entry["rule"] in rules.RULES
         assert entry["measure"] in {**validation.MEASURES, **validate_spmv.MEASURES}
         assert isinstance(entry["tolerance"], (int, float)) and entry["tolerance"] >= 0
-        figures = entry["published"].values() if isinstance(entry["published"], dict) else [entry["published"]]
+        figures = [figure for figure, _ in rules.values(entry["published"], {})]
         kind = str if entry["rule"] == "winner_at_every_count" else (int, float)
         assert all(isinstance(v, kind) for v in figures), entry["name"]
         swept = {*outcome.INPUT_FIELDS, *outcome.SWEPT_FIELDS}  # an assumed input's range: test_simulate_sensitivity
@@ -425,7 +428,9 @@ def test_every_declared_outcome_has_its_figure_rule_and_inputs():
             assert entry["params"]["counts"] == sorted(entry["params"]["counts"])
 
 
-def test_declared_spmv_figures_are_table_9s():
+def test_declared_spmv_figures_are_table_8s_and_9s():
+    table8 = {int(r["size"]): {k: float(v) for k, v in r.items()}
+              for r in published.rows(published.DATA / "chow-hysom-table8-ni.csv")}
     table9 = {(int(r["size"]), int(r["nodes"])): {k: float(v) for k, v in r.items()}
               for r in published.rows(published.DATA / "chow-hysom-table9-scaling.csv")}
     for d in outcome.declared():
@@ -433,13 +438,25 @@ def test_declared_spmv_figures_are_table_9s():
             for nodes, value in d.published.items():
                 row = table9[d.params["size"], nodes]
                 assert value == round(row["comm_hybrid"] / row["comm_mpi"], 2), (d.name, nodes)
+        elif d.measure == "spmv_e_ni":  # Table 8's communication with shared-memory MPI over Hybrid's
+            for size, value in d.published.items():
+                row = table8[size]
+                assert value == round(row["mpi_shared_memory"] / row["hybrid"], 3), (d.name, size)
         elif d.measure == "spmv_total_ratio":
             row = table9[d.params["size"], d.params["nodes"]]
             assert d.published == round(row[f"total_{d.params['numerator']}"] / row[f"total_{d.params['denominator']}"], 3)
 
 
 class _FakeMd(validation.Simulator):
-    """Pure MPI fast below 48 cores, the hybrids above; hybrid-1's master packs four times pure MPI's; no replay."""
+    """Pure MPI fast below 48 cores, the hybrids above, hybrid-2 a little faster than hybrid-1; hybrid-1's master
+    packs four times pure MPI's; each rank of a plan sends 1000 bytes per step times (512 / ranks) ** (2/3), as a
+    cube's faces; no replay."""
+
+    def plan(self, ranks: int, workload: validation.Workload | None = None) -> Plan:
+        sent = round(1000 * (512 / ranks) ** (2 / 3))
+        one = (Op("sendrecv", "halo_exchange", sent, 0, 0, sent),)
+        return Plan("md", ranks, (ranks, 1, 1), {}, 2, frozenset(), frozenset(),
+                    tuple(RankPlan(r, {}, one, one, ()) for r in range(ranks)))
 
     def packing(self, name: str, cores: int, configuration: str, workload: validation.Thesis) -> float:
         return 4.0 if configuration == "hybrid-1" else 1.0
@@ -447,7 +464,7 @@ class _FakeMd(validation.Simulator):
     def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
                  workload: validation.Workload | None = None) -> dict[str, float]:
         hybrid = configuration != "pure-mpi"
-        seconds = 10.0 + (-1 if hybrid else 1) * (cores - 48) / 100
+        seconds = 10.0 + (-1 if hybrid else 1) * (cores - 48) / 100 - (0.01 if configuration == "hybrid-2" else 0)
         p2p, sums = (0.5, 0.1) if hybrid else (1.0, 0.3)
         times = {"whole": seconds, "no-p2p": seconds - p2p, "no-sums": seconds - sums}
         return {n: times[n] for n in names}
@@ -465,12 +482,12 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     assert [o.name for o in found] == [d.name for d in outcome.declared()]
     by_name = {o.name: o for o in found}
     assert by_name["cseem64t_gige_crossover"].simulated == 64 and by_name["cseem64t_gige_crossover"].reproduced
-    assert by_name["merlin_pure_fastest"].simulated[64] == "hybrid-1" and not by_name["merlin_pure_fastest"].reproduced
+    assert by_name["merlin_pure_fastest"].simulated[64] == "hybrid-2" and not by_name["merlin_pure_fastest"].reproduced
     assert by_name["merlin_sum_ratio"].simulated == {384: 3.0, 512: 3.0} and by_name["merlin_sum_ratio"].reproduced
     # DL_POLY: the hybrids win from 64 cores; Table 1 has them from 256 on Merlin (two steps away), 64 on Stella
     merlin, stella = by_name["dlpoly_merlin_test20_crossover"], by_name["dlpoly_stella_test20_crossover"]
     assert merlin.simulated == 64 and not merlin.reproduced and stella.simulated == 64 and stella.reproduced
-    assert merlin.detail[512] == {"hybrid-1": outcome.rounded(14.64 / 5.36), "hybrid-2": outcome.rounded(14.64 / 5.36)}
+    assert merlin.detail[512] == {"hybrid-1": outcome.rounded(14.64 / 5.36), "hybrid-2": outcome.rounded(14.64 / 5.35)}
     # movout: (packing 1 + messages 1) / (packing 4 + messages 0.5), within 25% of Infinipath's 0.427 only
     infinipath = by_name["movout_ratio_infinipath"]
     assert infinipath.simulated == {"cseem64t-infinipath": outcome.rounded(2 / 4.5)} and infinipath.reproduced
@@ -479,6 +496,15 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     assert set(by_name["movout_ratio_merlin"].simulated) == {128, 512}
     assert by_name["spmv_500_total"].simulated == 2.0 and by_name["spmv_500_total"].reproduced
     assert not by_name["spmv_256000_total"].reproduced  # published hybrid / MPI 1.136, here 0.5
+    e_ni = by_name["spmv_e_ni"]  # MPI's communication over Hybrid's: 1 / 0.5 at every size of Table 8
+    assert e_ni.simulated == {size: 2.0 for size in e_ni.published} and not e_ni.reproduced
+    # hybrid-2 0.01 s ahead of hybrid-1 everywhere: Merlin's order, not CSEEM64T's
+    assert by_name["merlin_hybrid_order"].reproduced and not by_name["cseem64t_infinipath_hybrid_order"].reproduced
+    assert by_name["merlin_hybrid_order"].detail[64] == outcome.rounded((10 - 0.16) / (10 - 0.16 - 0.01))
+    # bytes per rank as a cube's faces: 8 ** (2/3) = 4 times pure MPI's with 8 times fewer ranks (hybrid-1)
+    data = by_name["md_data_ratio"]
+    assert data.simulated[512] == {"hybrid-1": 4.0, "hybrid-2": outcome.rounded(4 ** (2 / 3))}
+    assert data.detail[512]["pure-mpi"] == 1000 and not data.reproduced
     emitted = json.loads(json.dumps(validation.as_json(found)))
     for o in emitted:
         assert {"name", "claim", "source", "published", "simulated", "rule", "tolerance", "held_out", "reproduced",
@@ -491,7 +517,7 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
 # replays) only by `make figures`, which remakes the kept output the docs are made from. The SPMV simulator's parts are checked by the
 # fake-simulator test above, its network by tests/test_simulate_network.py and its plans against real runs below.
 VALIDATE_PARTS = {"gige": ("cseem64t_gige",), "movout": ("movout_ratio_infinipath", "movout_ratio_gige")}
-FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "movout_ratio_merlin", "dlpoly_", "spmv_")
+FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "movout_ratio_merlin", "md_", "dlpoly_", "spmv_")
 
 
 def test_the_validate_parts_cover_every_outcome_once():

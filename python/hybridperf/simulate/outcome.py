@@ -86,9 +86,10 @@ def rounded(x: float) -> float:
 
 
 def text(figure: Any) -> str:
-    """A figure as the table shows it: '0.427', '64: pure-mpi, 128: pure-mpi', 'none'."""
+    """A figure as the table shows it: '0.427', '64: pure-mpi, 128: pure-mpi', '32: (hybrid-1: 7.37, ...)',
+    'none'."""
     if isinstance(figure, dict):
-        return ", ".join(f"{k}: {text(v)}" for k, v in figure.items())
+        return ", ".join(f"{k}: ({text(v)})" if isinstance(v, dict) else f"{k}: {text(v)}" for k, v in figure.items())
     if figure is None:
         return "none"
     return f"{figure:g}" if isinstance(figure, float) else str(figure)

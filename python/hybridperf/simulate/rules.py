@@ -2,8 +2,8 @@
 each a pure function of the published figure, the simulated one, the tolerance and the outcome's parameters.
 Which rule and tolerance an outcome has is declared in resources/data/validate-outcomes.yaml, never here.
 
-A figure is a number, a winner's name, or a mapping of them keyed by core count, node count or cluster; the
-simulated figure has the published one's keys. Rules compare magnitudes where the seed gives one:
+A figure is a number, a winner's name, or a mapping of them keyed by core count, node count, size or cluster (and
+then by configuration); the simulated figure has the published one's keys. Rules compare magnitudes where the seed gives one:
 
 - ratio_within: every value within `tolerance` (relative) of the published one and on the same side of 1, so a
   ratio of two times near a tie cannot pass with the other side winning;
@@ -20,9 +20,11 @@ Figure = Any  # a number, a name, None, or a mapping of them
 
 
 def values(published: Figure, simulated: Figure) -> list[tuple[Any, Any]]:
-    """(published, simulated) pairs: one, or one per key of the published mapping."""
+    """(published, simulated) pairs: one, or one per key of the published mapping (and of its mappings: a figure
+    per core count and configuration)."""
     if isinstance(published, Mapping):
-        return [(v, simulated.get(k)) for k, v in published.items()]
+        simulated = simulated if isinstance(simulated, Mapping) else {}
+        return [pair for k, v in published.items() for pair in values(v, simulated.get(k))]
     return [(published, simulated)]
 
 

@@ -25,7 +25,7 @@ from hybridperf.shapes import shape
 from hybridperf.simulate import point, recommend, validate_dlpoly, validate_spmv
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Moved, Outcome, rounded
-from hybridperf.simulate.plan import parse, Plan
+from hybridperf.simulate.plan import parse, Plan, traffic
 from hybridperf.simulate.sensitivity import Scaled
 from hybridperf.simulate.study import thesis_costs
 
@@ -164,6 +164,29 @@ def winners(sim: Simulator, d: Declared) -> Measured:
                     _listing(closed_form_winners(d.params["cluster"], counts)))
 
 
+def faster_hybrid(sim: Simulator, d: Declared) -> Measured:
+    """The faster of the two hybrids at each published core count, beside the slower's time over the faster's."""
+    name = d.params["cluster"]
+    times = {c: {k: sim.seconds(name, c, k) for k in CONFIGURATIONS[1:]} for c in d.published}
+    faster = {c: min(t, key=t.__getitem__) for c, t in times.items()}
+    return Measured(faster, {c: rounded(max(t.values()) / min(t.values())) for c, t in times.items()})
+
+
+def data_ratio(sim: Simulator, d: Declared) -> Measured:
+    """Each hybrid's average bytes sent per process and step over pure MPI's, per published core count: what the
+    plans of the thesis problem send by point to point (halo and migration), beside the bytes themselves."""
+    cores_per_node = cluster.load(d.params["cluster"]).cores_per_node
+
+    def per_process(cores: int, configuration: str) -> float:
+        nodes, rpn, _ = shape(configuration, cores_per_node, cores=cores)
+        plan = sim.plan(nodes * rpn)
+        return sum(traffic(plan, r).p2p_bytes for r in plan.ranks_plan) / (plan.ranks * plan.steps)
+
+    sent = {c: {k: per_process(c, k) for k in CONFIGURATIONS} for c in d.published}
+    return Measured({c: {k: rounded(b[k] / b["pure-mpi"]) for k in d.published[c]} for c, b in sent.items()},
+                    {c: {k: round(v) for k, v in b.items()} for c, b in sent.items()})
+
+
 def crossover(sim: Simulator, d: Declared) -> Measured:
     """The first count of the sweep from which both hybrids are faster than pure MPI at every count (None if
     none), beside the fastest configuration at each count."""
@@ -215,8 +238,8 @@ def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
 
 
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
-    "winners": winners, "crossover": crossover, "movout_ratio": movout_ratio, "collective_ratio": collective_ratio,
-    "dlpoly_crossover": dlpoly_crossover}
+    "winners": winners, "faster_hybrid": faster_hybrid, "crossover": crossover, "movout_ratio": movout_ratio,
+    "collective_ratio": collective_ratio, "data_ratio": data_ratio, "dlpoly_crossover": dlpoly_crossover}
 
 
 def clusters(d: Declared) -> tuple[str, ...]:

@@ -1,9 +1,9 @@
 """Chow & Hysom's SPMV scaling on the IBM SP (seed-spec §E.5 Table 9, §H.3.29), simulated on the ibm-sp
 description beside what they published.
 
-Their model program at 500, 32,000 and 256,000 rows per 4-way node (n = 5, 20, 40), on p^3 = 8 ... 216 nodes,
-as SPMV-MPI (4 ranks of one thread per node) and SPMV-Hybrid (one rank of 4 threads); the plan is
-hybridperf-spmv's own (`--plan`, `--grid p p p`). Compute costs are theirs, per size (Tables 2 and 5:
+Their model program at 500 ... 256,000 rows per 4-way node (n = 5 ... 40), on p^3 = 8 ... 216 nodes (Table 9)
+or on the two nodes of Table 8, as SPMV-MPI (4 ranks of one thread per node) and SPMV-Hybrid (one rank of 4
+threads); the plan is hybridperf-spmv's own (`--plan`, `--grid X Y Z` of nodes). Compute costs are theirs, per size (Tables 2 and 5:
 spmv_costs.chow_hysom), so the simulator decides only what the network adds. 100 calls are simulated as a
 window of `window` calls scaled to 100: every call is alike and nothing synchronises the ranks globally.
 Communication is the paper's steps 1-4: the buffers' filling and the exchange. A simulator given a `Moved`
@@ -12,6 +12,7 @@ Pure but `SpmvSimulator`, which replays."""
 
 from __future__ import annotations
 
+import math
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -27,14 +28,21 @@ from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.study import fork_join_of
 
 CLUSTER = "ibm-sp"
-SIZES = {500: 5, 32000: 20, 256000: 40}  # rows per 4-way node: n
+Grid = tuple[int, int, int]  # nodes along x, y, z
+PER_NODE = 4
+SIZES = {PER_NODE * n ** 3: n for n in range(5, 41, 5)}  # rows per 4-way node: n (the paper's 500 ... 256000)
 NODES = (8, 27, 64, 125, 216)
 CALLS = 100
 WINDOW = 2  # calls replayed of the 100
-PER_NODE = 4
 # the compute inputs an outcome may declare assumed (its `inputs`' `moves`), each moved by a factor
 COMPUTE_MOVES: dict[str, Callable[[spmv_costs.SpmvCosts, float], spmv_costs.SpmvCosts]] = {
     "pack": lambda costs, factor: replace(costs, pack=costs.pack * factor)}  # a point's packing: not published
+
+
+def cube(nodes: int) -> Grid:
+    """Table 9's p x p x p nodes."""
+    p = round(nodes ** (1 / 3))
+    return p, p, p
 
 
 class SpmvSimulator:
@@ -46,29 +54,30 @@ class SpmvSimulator:
         self.fork_join = fork_join_of(self.spec)
         self.table2 = published.rows(published.DATA / "chow-hysom-table2-4way-4threads.csv")
         self.table5 = published.rows(published.DATA / "chow-hysom-table5-computation.csv")
-        self.results: dict[tuple[int, int, str], tuple[float, float]] = {}
+        self.results: dict[tuple[int, Grid, str], tuple[float, float]] = {}
         self.priced: dict[int, spmv_costs.SpmvCosts] = {}  # per size: its one-node plan is planned once
 
-    def _plan(self, size: int, nodes: int, mode: str, calls: int) -> Plan:
-        p = round(nodes ** (1 / 3))
+    def _plan(self, size: int, grid: Grid, mode: str, calls: int) -> Plan:
         ranks_per_node, threads = (PER_NODE, 1) if mode == "mpi" else (1, PER_NODE)
-        args = ("--n", str(SIZES[size]), "--calls", str(calls), "--mode", mode, "--grid", str(p), str(p), str(p))
-        return parse(kernels.plan("spmv", args, nodes * ranks_per_node, ranks_per_node, threads))
+        args = ("--n", str(SIZES[size]), "--calls", str(calls), "--mode", mode, "--grid", *map(str, grid))
+        return parse(kernels.plan("spmv", args, math.prod(grid) * ranks_per_node, ranks_per_node, threads))
 
     def costs(self, size: int) -> spmv_costs.SpmvCosts:
         if size not in self.priced:
-            one_node = self._plan(size, 1, "hybrid", 1)
+            one_node = self._plan(size, (1, 1, 1), "hybrid", 1)
             costs = spmv_costs.chow_hysom(size, one_node.ranks_plan[0].work["nnz"], *self.fork_join, self.table2,
                                           self.table5)
             self.priced[size] = self.moved.costs(costs, COMPUTE_MOVES) if self.moved else costs
         return self.priced[size]
 
-    def __call__(self, size: int, nodes: int, mode: str) -> tuple[float, float]:
-        """(total, communication) seconds over 100 calls."""
-        key = (size, nodes, mode)
+    def __call__(self, size: int, nodes: int | Grid, mode: str) -> tuple[float, float]:
+        """(total, communication) seconds over 100 calls on p^3 `nodes` (Table 9's) or a grid of nodes."""
+        grid = nodes if isinstance(nodes, tuple) else cube(nodes)
+        key = (size, grid, mode)
         if key not in self.results:
+            nodes = math.prod(grid)
             self.progress(f"{self.spec.name}: SPMV-{mode} at {size} rows per node on {nodes} nodes")
-            plan = self._plan(size, nodes, mode, self.window)
+            plan = self._plan(size, grid, mode, self.window)
             split = Split(nodes, PER_NODE, 1) if mode == "mpi" else Split(nodes, 1, PER_NODE)
             model = self.costs(size)
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:  # its sums are not asked for
@@ -79,10 +88,14 @@ class SpmvSimulator:
             self.results[key] = (raw["whole"] * scale, (p2p + packing) * scale)
         return self.results[key]
 
+    def communication_ratio(self, size: int, nodes: int | Grid, numerator: str, denominator: str) -> float:
+        """One mode's communication over another's."""
+        return self(size, nodes, numerator)[1] / self(size, nodes, denominator)[1]
+
     def e_mp(self, size: int, nodes: int) -> float:
         """Chow & Hysom's message-passing scaled efficiency: hybrid's communication over MPI's (< 1 favours
         hybrid)."""
-        return self(size, nodes, "hybrid")[1] / self(size, nodes, "mpi")[1]
+        return self.communication_ratio(size, nodes, "hybrid", "mpi")
 
 
 def closed_form_winner(sim: SpmvSimulator, size: int, nodes: int) -> str:
@@ -120,5 +133,14 @@ def e_mp(sim: SpmvSimulator, d: Declared) -> Measured:
     return Measured({n: rounded(sim.e_mp(d.params["size"], n)) for n in d.published})
 
 
+def e_ni(sim: SpmvSimulator, d: Declared) -> Measured:
+    """Table 8's ratio: one mode's simulated communication over the other's (`numerator`, `denominator`) on the
+    outcome's grid of nodes, at each published size."""
+    p = d.params
+    grid = tuple(p["grid"])
+    return Measured({size: rounded(sim.communication_ratio(size, grid, p["numerator"], p["denominator"]))
+                     for size in d.published})
+
+
 MEASURES: dict[str, Callable[[SpmvSimulator, Declared], Measured]] = {"spmv_total_ratio": total_ratio,
-                                                                       "spmv_e_mp": e_mp}
+                                                                       "spmv_e_mp": e_mp, "spmv_e_ni": e_ni}

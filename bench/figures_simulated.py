@@ -107,11 +107,27 @@ def span(values, digits: int = 2) -> str:
     return low if low == high else f"{low}–{high}"
 
 
-def within(name: str) -> str:
-    """'2 of 5': the counts of a ratio_within outcome whose simulated value is within its tolerance."""
+def within(name: str, keys=None) -> str:
+    """'2 of 5': the figures of a ratio_within outcome (those under `keys`, or all) whose simulated value is within
+    its tolerance."""
     o = outcome(name)
-    inside = [rules.judge(o["rule"], p, o["simulated"][k], o["tolerance"]) for k, p in o["published"].items()]
+    pairs = [pair for k, p in o["published"].items() if keys is None or int(k) in keys
+             for pair in rules.values(p, o["simulated"][k])]
+    inside = [rules.judge(o["rule"], p, s, o["tolerance"]) for p, s in pairs]
     return f"{sum(inside)} of {len(inside)}"
+
+
+def simulated_span(name: str, keys=None, configuration: str | None = None, digits: int = 2) -> str:
+    """The simulated figures of an outcome (those under `keys`, or all; one configuration's where they are keyed
+    by it), lowest–highest."""
+    found = outcome(name)["simulated"]
+    return span(([v[configuration] for k, v in found.items() if keys is None or int(k) in keys] if configuration
+                 else [v for k, v in found.items() if keys is None or int(k) in keys]), digits)
+
+
+def hybrid_lead(name: str) -> str:
+    """How much faster the faster hybrid is, in whole percent, lowest–highest over the outcome's counts."""
+    return span((100 * (r - 1) for r in outcome(name)["detail"].values()), 0) + "%"
 
 
 def validate_table() -> str:
@@ -239,6 +255,16 @@ FIGURES = {
     "simulated.spmv_500_ratio": lambda: f"{outcome('spmv_500_total')['simulated']:.2f}",
     "simulated.closed_form_500_hybrid": lambda: closed_form("spmv_500_total", "hybrid"),
     "simulated.closed_form_500_mpi": lambda: closed_form("spmv_500_total", "mpi"),
+    "simulated.merlin_hybrid_lead": lambda: hybrid_lead("merlin_hybrid_order"),
+    "simulated.cseem64t_hybrid_order": lambda: text(outcome("cseem64t_infinipath_hybrid_order")["simulated"]),
+    "simulated.cseem64t_hybrid_lead": lambda: hybrid_lead("cseem64t_infinipath_hybrid_order"),
+    "simulated.data_ratio_hybrid_1": lambda: simulated_span("md_data_ratio", configuration="hybrid-1", digits=1),
+    "simulated.data_ratio_hybrid_2": lambda: simulated_span("md_data_ratio", configuration="hybrid-2", digits=1),
+    "simulated.data_ratio_within": lambda: within("md_data_ratio"),
+    "simulated.spmv_e_ni_small": lambda: simulated_span("spmv_e_ni", (500, 4000, 13500), digits=1),
+    "simulated.spmv_e_ni_large": lambda: simulated_span("spmv_e_ni", (32000, 62500, 108000, 171500, 256000)),
+    "simulated.spmv_e_ni_large_within": lambda: within("spmv_e_ni", (32000, 62500, 108000, 171500, 256000)),
+    "simulated.spmv_e_ni_small_within": lambda: within("spmv_e_ni", (500, 4000, 13500)),
     "simulated.merlin_small_leads": merlin_small_leads,
     "simulated.merlin_small_moved": merlin_small_moved,
     "simulated.stella_16_lead": lambda: f"{100 * (stella_16()['1r×8t'] / stella_16()['8r×1t'] - 1):.0f}",

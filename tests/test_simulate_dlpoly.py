@@ -8,6 +8,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hybridperf import cluster
@@ -15,7 +16,7 @@ from hybridperf.launch import kernels
 from hybridperf.models.split import Split, ThreadEfficiency
 from hybridperf.simulate import point, traces, validate_dlpoly
 from hybridperf.simulate.compute import compute_seconds, Threads
-from hybridperf.simulate.dlpoly import dlpoly_plan, step_ops
+from hybridperf.simulate.dlpoly import dlpoly_plan, outside_share, step_ops
 from hybridperf.simulate.md_costs import MdCosts
 from hybridperf.simulate.plan import parse, traffic
 from hybridperf.simulate.study import thesis_costs
@@ -61,6 +62,39 @@ def test_halo_bytes_are_five_words_per_atom_of_the_md_halo(fe_plans):
         assert (t.p2p_messages, t.p2p_calls, t.collectives) == (3 * 36, 3 * 108, 3 * 46)
         # 41 gchecks and the atom count (4 bytes), the virial of the densities, 15 energies, 2 stresses
         assert t.collective_bytes == 3 * (42 * 4 + 8 + 15 * 8 + 2 * 9 * 8)
+
+
+@pytest.mark.parametrize("brick, cut", [((10.0, 10.0, 10.0), 2.0), ((18.76, 18.76, 18.76), 7.07),
+                                        ((9.0, 14.0, 30.0), 8.5), ((5.0, 5.0, 5.0), 5.0)])
+def test_the_share_of_neighbours_outside_a_brick_is_the_sampled_one(brick, cut):
+    """outside_share's closed form against atoms and neighbours drawn at random: a point in the brick, a point in
+    the ball of `cut` around it, how often the second lies outside (200,000 draws: a standard error below 0.0012)."""
+    rng = np.random.default_rng(7)
+    n = 200_000
+    inside = rng.random((n, 3)) * brick
+    direction = rng.normal(size=(n, 3))
+    direction /= np.linalg.norm(direction, axis=1)[:, None]
+    neighbour = inside + direction * cut * rng.random(n)[:, None] ** (1 / 3)
+    sampled = np.mean(np.any((neighbour < 0) | (neighbour > brick), axis=1))
+    assert outside_share(brick, cut) == pytest.approx(sampled, abs=0.005)
+
+
+def test_pairs_across_a_brick_s_faces_are_priced_twice(fe_plans):
+    """Every rank's force and density work is its atoms' times one plus the share of their neighbours outside its
+    brick (DL_POLY computes those pairs on both sides); a brick thinner than the cut-off is refused."""
+    md, dl = fe_plans
+    brick = tuple(side / n for side, n in zip(md.problem["box"], md.grid))
+    share = outside_share(brick, md.problem["cutoff"])
+    assert 0.3 < share < 1 and md.problem["cutoff"] == pytest.approx(md.problem["ghost_cut"] - 1.0)  # metal's skin
+    split = Split(1, 4, 1)
+    for rank in dl.ranks_plan:
+        assert rank.work["pair_atoms"] == round(rank.work["atoms"] * (1 + share))
+        regions = MODEL.regions(dl, rank, split)
+        assert regions["force"] == pytest.approx(rank.work["pair_atoms"] * MODEL.force * dl.steps)
+        assert regions["density"] == pytest.approx(rank.work["pair_atoms"] * MODEL.density * dl.steps)
+        assert regions["integrate"] == pytest.approx(rank.work["atoms"] * MODEL.integrate * dl.steps)
+    with pytest.raises(ValueError, match="thinner than the cut-off"):
+        outside_share((4.0, 20.0, 20.0), 5.0)
 
 
 def test_without_a_metal_the_density_exchange_and_its_sums_go():

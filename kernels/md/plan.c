@@ -150,6 +150,10 @@ static void print_plan(const md_sim *s, const md_layout *l)
     for (int d = 0; d < 3; d++) hp_json_int(&j, NULL, l->decomp[0].dims[d]);
     hp_json_array_end(&j);
     hp_json_int(&j, "atoms", s->natoms);
+    hp_json_array_begin(&j, "box");
+    for (int d = 0; d < 3; d++) hp_json_real(&j, NULL, s->box_len[d]);
+    hp_json_array_end(&j);
+    hp_json_real(&j, "cutoff", p->cutoff);
     hp_json_real(&j, "ghost_cut", s->ghost_cut);
     hp_json_int(&j, "steps", p->steps);
     hp_json_array_begin(&j, "rebuild_steps");

@@ -27,10 +27,18 @@ That is 46 allreduces and 36 messages per rank and step (tested), against hybrid
 skin; DL_POLY's has no skin), and a message's packing is priced as md's per 24 bytes. The density pass is
 priced before the first density message, after metal_ld_compute's checks (which follow it in DL_POLY).
 Not here: read_config's start-up broadcasts (their time is the master's reading, which no step model has),
-Tersoff (test 10: tersoff_forces' exchanges), thermostats and barostats. Pure."""
+Tersoff (test 10: tersoff_forces' exchanges), thermostats and barostats.
+
+DL_POLY's pairs with a halo atom are computed twice, once on each domain: link_cell_pairs lists every local
+atom's halo neighbours, and metal_ld_collect_fst and metal_forces add a pair's density and force to the halo atom
+only `If (jatm <= natms)` (no forces go home). So a domain's pair work is its atoms' times (1 + s), s the share of
+an atom's neighbours outside its brick (`outside_share`), where hybridperf-md, whose costs are measured, sums
+forces home and computes each pair once: the plan's ranks carry it as `pair_atoms`, what md_costs prices the
+force and density passes by. Small domains pay most: pure MPI's at high core counts. Pure."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from hybridperf.simulate.plan import Op, Plan, RankPlan
@@ -80,15 +88,31 @@ def step_ops(halo: tuple[Op, ...], metal: bool) -> tuple[Op, ...]:
     return relocate + set_halo + forces + (_allreduce(9 * WORD), _allreduce(9 * WORD))
 
 
+def outside_share(brick: tuple[float, float, float], cut: float) -> float:
+    """The mean share of an atom's neighbours within `cut` that lie outside its brick (sides L, volume V), for atoms
+    spread evenly: 1 - (the ball's integral of prod(L_k - |d_k|)) / (V 4 pi cut^3 / 3), which is
+    (3 r / 8) sum 1/L_k - (2 r^2 / 5 pi) sum_{k<l} 1/(L_k L_l) + r^3 / (8 pi V) while r = cut <= every L_k (a cube
+    of side a: 1.125 r / a at first order)."""
+    if cut > min(brick):
+        raise ValueError(f"a brick of {min(brick):.3g} is thinner than the cut-off {cut:.3g}: DL_POLY refuses it")
+    x, y, z = brick
+    return (3 * cut / 8 * (1 / x + 1 / y + 1 / z) - 2 * cut ** 2 / (5 * math.pi) * (1 / (x * y) + 1 / (y * z) + 1 / (x * z))
+            + cut ** 3 / (8 * math.pi * x * y * z))
+
+
 def dlpoly_plan(md: Plan, metal: bool = True) -> Plan:
     """The md plan's decomposition and problem with DL_POLY's step: every step relocates, rebuilds the halo and
-    the link cells and sums what DL_POLY sums (no separate thermo step)."""
+    the link cells and sums what DL_POLY sums (no separate thermo step); each rank's pairs across its brick's
+    faces (the plan's box over its grid, within the potential's cut-off) are computed again (`pair_atoms`)."""
     if md.kernel != "md":
         raise ValueError(f"DL_POLY's step is laid over an md plan, not {md.kernel}'s")
+    brick = tuple(side / n for side, n in zip(md.problem["box"], md.grid))
+    share = outside_share((brick[0], brick[1], brick[2]), md.problem["cutoff"])
 
     def rank(r: RankPlan) -> RankPlan:
         ops = step_ops(tuple(op for op in r.ordinary if op.region == "halo_exchange"), metal)
-        return replace(r, ordinary=ops, rebuild=ops, thermo=())
+        work = {**r.work, "pair_atoms": round(r.work["atoms"] * (1 + share))}
+        return replace(r, work=work, ordinary=ops, rebuild=ops, thermo=())
 
     return replace(md, rebuild_steps=frozenset(range(1, md.steps + 1)), thermo_steps=frozenset(),
                    ranks_plan=tuple(rank(r) for r in md.ranks_plan))

@@ -11,7 +11,8 @@ clock boost), which a serial profile alone cannot show. Measured, it is the seri
 times a run of c ranks of one thread; e(T) is then threads' loss beyond it (T ranks over T threads, as
 calibrate measures it). The thesis's costs are already those of full nodes (n = 1).
 
-Units (from the kernel's plan): force and integration cost per owned atom and step, the neighbour-list build
+Units (from the kernel's plan): force and integration cost per owned atom and step (the force and density per
+`pair_atoms` where a plan has them: DL_POLY's pairs across a brick's faces computed twice), the neighbour-list build
 per owned-or-ghost atom and rebuild, halo packing per atom packed (packed and unpacked; threaded as
 hybridperf-md does, or by the master thread alone as the thesis's code did). Costs come either from a serial
 profile measured here (`measured`) or from the thesis's published Merlin figures (`thesis_merlin`). A step
@@ -70,7 +71,7 @@ class MdCosts:
         return count * self.fork_join(threads) if threads > 1 else 0.0
 
     def step(self, plan: Plan, rank: RankPlan, step: int, split: Placement) -> StepCompute:
-        atoms = rank.work["atoms"]
+        atoms, pairs = rank.work["atoms"], pair_atoms(rank)
         half = self.share(atoms * self.integrate / 2, split)
         # a many-body potential computes before its own exchanges: each computation before the first message of
         # the exchange that carries its result
@@ -80,18 +81,18 @@ class MdCosts:
             seconds = self.packing(op.bytes / POSITION, split) if op.region == "halo_exchange" else 0.0
             if op.region in before and op.region not in computed:
                 computed.add(op.region)
-                seconds += self.share(atoms * before[op.region], split) + self.loops(1, split.threads)
+                seconds += self.share(pairs * before[op.region], split) + self.loops(1, split.threads)
             per_message.append(seconds)
         lists = self.share((atoms + rank.work["ghosts"]) * self.neighbor, split) if step in plan.rebuild_steps \
             else 0.0
-        force = 0.0 if "force_exchange" in computed else self.share(atoms * self.force, split)
+        force = 0.0 if "force_exchange" in computed else self.share(pairs * self.force, split)
         after = force + half + lists + self.loops(LOOPS_OUTSIDE_HALO, split.threads)
         return StepCompute(half, tuple(per_message), after)
 
     def regions(self, plan: Plan, rank: RankPlan, split: Placement) -> dict[str, float]:
-        atoms = rank.work["atoms"]
-        return {"force": self.share(atoms * self.force * plan.steps, split),
-                **({"density": self.share(atoms * self.density * plan.steps, split)} if self.density else {}),
+        atoms, pairs = rank.work["atoms"], pair_atoms(rank)
+        return {"force": self.share(pairs * self.force * plan.steps, split),
+                **({"density": self.share(pairs * self.density * plan.steps, split)} if self.density else {}),
                 "integrate": self.share(atoms * self.integrate * plan.steps, split),
                 "neighbor": self.share((atoms + rank.work["ghosts"]) * self.neighbor * len(plan.rebuild_steps),
                                        split),
@@ -106,6 +107,13 @@ class MdCosts:
                 "thread_efficiency": {str(t): self.threads(t) for t in (2, 4, 8, 16)},
                 "node_efficiency": {str(c): self.node(c) for c in (2, 4, 8, 16)},
                 "fork_join_s": {str(t): self.fork_join(t) for t in (2, 4, 8, 16)}, "sources": dict(self.sources)}
+
+
+def pair_atoms(rank: RankPlan) -> int:
+    """The owned atoms whose pairs the force and density passes compute, counting a pair again where the code
+    computes it on both sides of a brick's face (DL_POLY: simulate.dlpoly) -- the owned atoms themselves where
+    every pair is computed once."""
+    return rank.work.get("pair_atoms", rank.work["atoms"])
 
 
 def _avg(profile: dict[str, Any], region: str) -> float:

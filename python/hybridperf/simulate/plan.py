@@ -40,7 +40,7 @@ class Plan:
     kernel: str
     ranks: int
     grid: tuple[int, int, int]
-    problem: Mapping[str, Any]  # the run's size as the kernel's profile states it: md {atoms}, spmv {rows}
+    problem: Mapping[str, Any]  # the run's size as the kernel states it: md {atoms, box, cutoff}, spmv {rows}
     steps: int
     rebuild_steps: frozenset[int]
     thermo_steps: frozenset[int]
@@ -64,7 +64,7 @@ def _op(d: dict[str, Any]) -> Op:
 
 
 STEP_TYPES = ("ordinary", "rebuild", "thermo")
-PROBLEM = ("atoms", "rows", "mode", "ghost_cut")
+PROBLEM = ("atoms", "rows", "mode", "box", "cutoff", "ghost_cut")
 
 
 def parse(data: dict[str, Any]) -> Plan:

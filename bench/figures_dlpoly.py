@@ -85,8 +85,10 @@ def refresh() -> None:
     for cores, name, split, plan in _splits(CORES):
         with tempfile.TemporaryDirectory() as tmp:
             done = point.simulate(plan, costs, merlin, split, Path(tmp))
+        first = plan.ranks_plan[0].work
         rows.append({"cores": cores, "split": name, "seconds_per_step": done.seconds / STEPS,
-                     "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds})
+                     "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds,
+                     "pairs_over_atoms": first["pair_atoms"] / first["atoms"]})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "core_ratio": CORE_RATIO,
                 "serial_s_per_atom_step": validate_dlpoly.measured()["seconds_per_atom_step"], "rows": rows}
@@ -205,6 +207,9 @@ FIGURES = {
     "dlpoly.density_ns": lambda: f"{stored()['serial_s_per_atom_step']['density'] * 1e9:.0f}",
     "dlpoly.core_ratio": lambda: f"{stored()['core_ratio']:g}",
     "dlpoly.allreduce_share_32": lambda: f"{_row(32, 'pure-mpi')['allreduce_share'] * 100:.1f}%",
+    "dlpoly.pairs_pure_512": lambda: f"{_row(512, 'pure-mpi')['pairs_over_atoms'] - 1:.2f}",
+    "dlpoly.pairs_h1_512": lambda: f"{_row(512, 'hybrid-1')['pairs_over_atoms'] - 1:.2f}",
+    "dlpoly.pairs_pure_32": lambda: f"{_row(32, 'pure-mpi')['pairs_over_atoms'] - 1:.2f}",
     "dlpoly.pure_over_h1": lambda: _ratios("hybrid-1"),
     "dlpoly.pure_over_h2": lambda: _ratios("hybrid-2"),
     "dlpoly.noise_sizes": _sizes,

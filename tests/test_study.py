@@ -115,20 +115,21 @@ RACE = """study: race
 kernel: md
 params: {{size: 6}}
 configurations:
-  - pure-mpi: {{steps: 10, seed: 1}}
+  - pure-mpi: {{steps: 40, seed: 1}}
   - 2x1: {{steps: {other}, seed: 2}}
 cores: [2]
-decide: {{tie_within: 95%, max_blocks: 12}}
+decide: {{tie_within: 95%, max_blocks: 20}}
 results: {results}
 """
 
 
-@pytest.mark.parametrize("other, outcome", [(10, "tie"), (400, "wins")])
+@pytest.mark.parametrize("other, outcome", [(40, "tie"), (1600, "wins")])
 def test_a_race_stops_when_it_is_decided(tmp_path, md_binary, other, outcome):
-    """Two candidates of one shape: equal work ties inside a wide band, forty times the steps loses; both well
-    before the blocks run out, and the JSON says so. The band is wide (±95%) because these runs last milliseconds,
-    launch included, and share the machine with the other tests (make test runs two at once): the rule's own
-    error rates are tests/test_race.py's, on synthetic times."""
+    """Two candidates of one shape: equal work ties inside a wide band, forty times the steps loses; both before
+    the blocks run out, and the JSON says so. The band is wide (±95%) because these runs last milliseconds and
+    share the machine with the other tests (make test runs two at once: one run in a block slowed several times
+    over once left a tie undecided after 12 blocks at 10 steps a run): the rule's own error rates are
+    tests/test_race.py's, on synthetic times."""
     spec = tmp_path / "race.yaml"
     results = tmp_path / "res"
     spec.write_text(RACE.format(other=other, results=results))
@@ -136,7 +137,7 @@ def test_a_race_stops_when_it_is_decided(tmp_path, md_binary, other, outcome):
     assert out.returncode == 0, out.stderr
     verdict = json.loads(subprocess.run([*HYBRIDPERF, "report", str(results), "--json"], capture_output=True,
                                         text=True).stdout)["sections"][0]["scales"][0]
-    assert verdict["outcome"] == outcome and 4 <= verdict["blocks"] < 12
+    assert verdict["outcome"] == outcome and 4 <= verdict["blocks"] < 20
     if outcome == "wins":
         assert verdict["winner"] == "pure-mpi" and verdict["lead"]["candidate"] == "2x1" and verdict["lead"]["low"] > 5
     else:

@@ -255,6 +255,8 @@ FIGURES = {
     "simulated.spmv_500_ratio": lambda: f"{outcome('spmv_500_total')['simulated']:.2f}",
     "simulated.closed_form_500_hybrid": lambda: closed_form("spmv_500_total", "hybrid"),
     "simulated.closed_form_500_mpi": lambda: closed_form("spmv_500_total", "mpi"),
+    "simulated.dlpoly_allreduce_share": lambda: f"{100 * outcome('dlpoly_allreduce_share')['simulated']:.1f}%",
+    "simulated.dlpoly_p2p_share": lambda: f"{100 * outcome('dlpoly_p2p_share')['simulated']:.1f}%",
     "simulated.merlin_hybrid_lead": lambda: hybrid_lead("merlin_hybrid_order"),
     "simulated.cseem64t_hybrid_order": lambda: text(outcome("cseem64t_infinipath_hybrid_order")["simulated"]),
     "simulated.cseem64t_hybrid_lead": lambda: hybrid_lead("cseem64t_infinipath_hybrid_order"),

@@ -501,6 +501,10 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     # hybrid-2 0.01 s ahead of hybrid-1 everywhere: Merlin's order, not CSEEM64T's
     assert by_name["merlin_hybrid_order"].reproduced and not by_name["cseem64t_infinipath_hybrid_order"].reproduced
     assert by_name["merlin_hybrid_order"].detail[64] == outcome.rounded((10 - 0.16) / (10 - 0.16 - 0.01))
+    # DL_POLY's shares of the step at 32 cores, pure MPI: sums 0.3 s and messages 1 s of 9.84
+    shares = by_name["dlpoly_allreduce_share"], by_name["dlpoly_p2p_share"]
+    assert [o.simulated for o in shares] == [outcome.rounded(0.3 / 9.84), outcome.rounded(1 / 9.84)]
+    assert not any(o.reproduced for o in shares) and shares[1].detail == {"step_s": 9.84, "p2p_s": 1.0}
     # bytes per rank as a cube's faces: 8 ** (2/3) = 4 times pure MPI's with 8 times fewer ranks (hybrid-1)
     data = by_name["md_data_ratio"]
     assert data.simulated[512] == {"hybrid-1": 4.0, "hybrid-2": outcome.rounded(4 ** (2 / 3))}

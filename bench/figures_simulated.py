@@ -107,12 +107,16 @@ def span(values, digits: int = 2) -> str:
     return low if low == high else f"{low}–{high}"
 
 
+def picked(figures: dict, keys) -> dict:
+    """A figure's entries under `keys` (counts, sizes), or all of them where keys is None."""
+    return {k: v for k, v in figures.items() if keys is None or int(k) in keys}
+
+
 def within(name: str, keys=None) -> str:
     """'2 of 5': the figures of a ratio_within outcome (those under `keys`, or all) whose simulated value is within
     its tolerance."""
     o = outcome(name)
-    pairs = [pair for k, p in o["published"].items() if keys is None or int(k) in keys
-             for pair in rules.values(p, o["simulated"][k])]
+    pairs = [pair for k, p in picked(o["published"], keys).items() for pair in rules.values(p, o["simulated"][k])]
     inside = [rules.judge(o["rule"], p, s, o["tolerance"]) for p, s in pairs]
     return f"{sum(inside)} of {len(inside)}"
 
@@ -120,9 +124,8 @@ def within(name: str, keys=None) -> str:
 def simulated_span(name: str, keys=None, configuration: str | None = None, digits: int = 2) -> str:
     """The simulated figures of an outcome (those under `keys`, or all; one configuration's where they are keyed
     by it), lowest–highest."""
-    found = outcome(name)["simulated"]
-    return span(([v[configuration] for k, v in found.items() if keys is None or int(k) in keys] if configuration
-                 else [v for k, v in found.items() if keys is None or int(k) in keys]), digits)
+    found = picked(outcome(name)["simulated"], keys).values()
+    return span((v[configuration] for v in found) if configuration else found, digits)
 
 
 def hybrid_lead(name: str) -> str:

@@ -96,8 +96,8 @@ def outside_share(brick: tuple[float, float, float], cut: float) -> float:
     if cut > min(brick):
         raise ValueError(f"a brick of {min(brick):.3g} is thinner than the cut-off {cut:.3g}: DL_POLY refuses it")
     x, y, z = brick
-    return (3 * cut / 8 * (1 / x + 1 / y + 1 / z) - 2 * cut ** 2 / (5 * math.pi) * (1 / (x * y) + 1 / (y * z) + 1 / (x * z))
-            + cut ** 3 / (8 * math.pi * x * y * z))
+    faces, edges, volume = 1 / x + 1 / y + 1 / z, 1 / (x * y) + 1 / (y * z) + 1 / (x * z), x * y * z
+    return 3 * cut / 8 * faces - 2 * cut ** 2 / (5 * math.pi) * edges + cut ** 3 / (8 * math.pi * volume)
 
 
 def dlpoly_plan(md: Plan, metal: bool = True) -> Plan:
@@ -106,8 +106,8 @@ def dlpoly_plan(md: Plan, metal: bool = True) -> Plan:
     faces (the plan's box over its grid, within the potential's cut-off) are computed again (`pair_atoms`)."""
     if md.kernel != "md":
         raise ValueError(f"DL_POLY's step is laid over an md plan, not {md.kernel}'s")
-    brick = tuple(side / n for side, n in zip(md.problem["box"], md.grid))
-    share = outside_share((brick[0], brick[1], brick[2]), md.problem["cutoff"])
+    x, y, z = (side / n for side, n in zip(md.problem["box"], md.grid))
+    share = outside_share((x, y, z), md.problem["cutoff"])
 
     def rank(r: RankPlan) -> RankPlan:
         ops = step_ops(tuple(op for op in r.ordinary if op.region == "halo_exchange"), metal)

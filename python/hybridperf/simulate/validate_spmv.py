@@ -3,8 +3,8 @@ description beside what they published.
 
 Their model program at 500 ... 256,000 rows per 4-way node (n = 5 ... 40), on p^3 = 8 ... 216 nodes (Table 9)
 or on the two nodes of Table 8, as SPMV-MPI (4 ranks of one thread per node) and SPMV-Hybrid (one rank of 4
-threads); the plan is hybridperf-spmv's own (`--plan`, `--grid X Y Z` of nodes). Compute costs are theirs, per size (Tables 2 and 5:
-spmv_costs.chow_hysom), so the simulator decides only what the network adds. 100 calls are simulated as a
+threads); the plan is hybridperf-spmv's own (`--plan`, `--grid X Y Z` of nodes). Compute costs are theirs, per
+size (Tables 2 and 5: spmv_costs.chow_hysom), so the simulator decides only what the network adds. 100 calls are simulated as a
 window of `window` calls scaled to 100: every call is alike and nothing synchronises the ranks globally.
 Communication is the paper's steps 1-4: the buffers' filling and the exchange. A simulator given a `Moved`
 input (`--sensitivity`) replays with a figure of the description or the packing cost (`COMPUTE_MOVES`) moved.
@@ -75,10 +75,10 @@ class SpmvSimulator:
         grid = nodes if isinstance(nodes, tuple) else cube(nodes)
         key = (size, grid, mode)
         if key not in self.results:
-            nodes = math.prod(grid)
-            self.progress(f"{self.spec.name}: SPMV-{mode} at {size} rows per node on {nodes} nodes")
+            count = math.prod(grid)
+            self.progress(f"{self.spec.name}: SPMV-{mode} at {size} rows per node on {count} nodes")
             plan = self._plan(size, grid, mode, self.window)
-            split = Split(nodes, PER_NODE, 1) if mode == "mpi" else Split(nodes, 1, PER_NODE)
+            split = Split(count, PER_NODE, 1) if mode == "mpi" else Split(count, 1, PER_NODE)
             model = self.costs(size)
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:  # its sums are not asked for
                 raw = point.replays(plan, model, self.spec, split, Path(work), ("whole", "no-p2p"))

@@ -6,12 +6,14 @@ the shipped JSON Schema, so every kernel output in the suite is schema-checked.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -28,6 +30,11 @@ _counter = itertools.count()
 # When a rank exits with an error, Open MPI's mpirun gives the others a grace period (SIGTERM, then SIGKILL a
 # second later) before it returns: 2.3 s for every refused run. The tests of refusals need no grace period.
 os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
+# The two test workers' mpiruns race to create Open MPI's one session directory under /tmp (/tmp/ompi.HOST.UID: a CI
+# run failed in orte_init, "mkdir ... File exists"); each worker process gets its own.
+if "OMPI_MCA_orte_tmpdir_base" not in os.environ:
+    os.environ["OMPI_MCA_orte_tmpdir_base"] = tempfile.mkdtemp(prefix="hybridperf-ompi-")
+    atexit.register(shutil.rmtree, os.environ["OMPI_MCA_orte_tmpdir_base"], ignore_errors=True)
 
 
 @dataclass

@@ -398,6 +398,8 @@ def test_a_simulated_spec_names_its_cluster_and_takes_no_stopping_rule(tmp_path)
     ("above", 2, {384: 2.0, 512: 13.2}, 0, {}, False),  # at the threshold is not above it
     ("below", 1, {8: 0.8, 27: 0.99}, 0, {}, True),
     ("below", 1, {8: 0.8, 27: 1.0}, 0, {}, False),
+    ("above", 1, {16: {"hybrid-1": 1.5, "hybrid-2": 1.2}}, 0, {}, True),  # a threshold for every configuration
+    ("above", 1, {16: {"hybrid-1": 1.5, "hybrid-2": 0.9}}, 0, {}, False),
 ])
 def test_each_rule_judges_synthetic_figures(rule, published, simulated, tolerance, params, expected):
     assert rules.judge(rule, published, simulated, tolerance, params) is expected
@@ -449,7 +451,7 @@ def test_declared_spmv_figures_are_table_8s_and_9s():
 
 class _FakeMd(validation.Simulator):
     """Pure MPI fast below 48 cores, the hybrids above, hybrid-2 a little faster than hybrid-1; hybrid-1's master
-    packs four times pure MPI's; each rank of a plan sends 1000 bytes per step times (512 / ranks) ** (2/3), as a
+    packs four times pure MPI's, its force takes 7% longer and its integration 20%, on every cluster; each rank of a plan sends 1000 bytes per step times (512 / ranks) ** (2/3), as a
     cube's faces; no replay."""
 
     def plan(self, ranks: int, workload: validation.Workload | None = None) -> Plan:
@@ -458,8 +460,8 @@ class _FakeMd(validation.Simulator):
         return Plan("md", ranks, (ranks, 1, 1), {}, 2, frozenset(), frozenset(),
                     tuple(RankPlan(r, {}, one, one, ()) for r in range(ranks)))
 
-    def packing(self, name: str, cores: int, configuration: str, workload: validation.Thesis) -> float:
-        return 4.0 if configuration == "hybrid-1" else 1.0
+    def region(self, name: str, cores: int, configuration: str, workload: validation.Thesis, region: str) -> float:
+        return {"halo_pack": 4.0, "force": 1.07, "integrate": 1.2}[region] if configuration == "hybrid-1" else 1.0
 
     def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
                  workload: validation.Workload | None = None) -> dict[str, float]:
@@ -509,6 +511,22 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     data = by_name["md_data_ratio"]
     assert data.simulated[512] == {"hybrid-1": 4.0, "hybrid-2": outcome.rounded(4 ** (2 / 3))}
     assert data.detail[512]["pure-mpi"] == 1000 and not data.reproduced
+    # Table 4.9: the same replays on both networks (1 s of movout each way), hybrid-1's losses, sums 0.3 / 0.1
+    assert by_name["movout_networks_pure"].simulated == 1.0 and not by_name["movout_networks_pure"].reproduced
+    assert by_name["movout_networks_hybrid1"].detail["cseem64t-gige"] == {"packing": 4.0, "messages": 0.5}
+    force, integrate = by_name["cseem64t_force_overhead"], by_name["cseem64t_integrate_overhead"]
+    assert force.simulated == {"cseem64t-infinipath": 0.07, "cseem64t-gige": 0.07} and force.reproduced
+    assert integrate.simulated["cseem64t-gige"] == 0.2 and not integrate.reproduced
+    assert integrate.detail["cseem64t-infinipath"] == {"hybrid-1": 1.2, "pure-mpi": 1.0}
+    sums = by_name["cseem64t_infinipath_sum_ratio"], by_name["cseem64t_gige_sum_ratio"]
+    assert [o.simulated for o in sums] == [{96: 3.0}, {96: 3.0}] and [o.reproduced for o in sums] == [True, False]
+    assert sums[0].detail == {96: {"pure-mpi": 0.3, "hybrid-1": 0.1}}
+    # DL_POLY's bytes: 4 times per process (hybrid-1) with 8 times fewer ranks, so half in all
+    per_process, total = by_name["dlpoly_test20_data_per_process"], by_name["dlpoly_test20_data_total"]
+    assert per_process.simulated[512]["hybrid-1"] == 4.0 and total.simulated[512]["hybrid-1"] == 0.5
+    assert set(total.simulated) == {16, 32, 64, 128, 256, 512} and per_process.reproduced and total.reproduced
+    collectives = by_name["dlpoly_merlin_test20_collective_crossover"]  # hybrids' sums cheaper from 16: 3 steps early
+    assert collectives.simulated == 16 and not collectives.reproduced and collectives.detail[16]["pure-mpi"] == 0.3
     emitted = json.loads(json.dumps(validation.as_json(found)))
     for o in emitted:
         assert {"name", "claim", "source", "published", "simulated", "rule", "tolerance", "held_out", "reproduced",
@@ -521,10 +539,11 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
 # Infinipath's 64-512 ranks, DL_POLY's crossovers, SPMV's 216 nodes: minutes of replays) only by `make figures`,
 # which remakes the kept output the docs are made from. Their measures are checked by the fake-simulator test above,
 # the SPMV network by tests/test_simulate_network.py and the plans against real runs below.
-VALIDATE_PARTS = {"movout": ("movout_ratio_infinipath", "movout_ratio_gige"),
+VALIDATE_PARTS = {"table49": ("movout_ratio_infinipath", "movout_ratio_gige", "movout_networks", "cseem64t_force",
+                              "cseem64t_integrate"),
                   "dlpoly": ("dlpoly_allreduce_share", "dlpoly_p2p_share")}
 FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "cseem64t_gige", "movout_ratio_merlin", "md_", "dlpoly_merlin",
-                "dlpoly_stella", "spmv_")
+                "dlpoly_stella", "dlpoly_test20_data", "spmv_")
 
 
 def test_the_validate_parts_cover_every_outcome_once():

@@ -46,14 +46,20 @@ def crossover_within_steps(published: Figure, simulated: Figure, tolerance: floa
     return abs(counts.index(simulated) - expected) <= tolerance
 
 
+def leaves(simulated: Figure) -> list[Any]:
+    """Every value of a simulated figure (of its mappings' mappings too), for a threshold one published number
+    stands for."""
+    if isinstance(simulated, Mapping):
+        return [leaf for v in simulated.values() for leaf in leaves(v)]
+    return [simulated]
+
+
 def above(published: Figure, simulated: Figure, tolerance: float, params: Mapping) -> bool:
-    sims = simulated.values() if isinstance(simulated, Mapping) else [simulated]
-    return all(s is not None and s > published * (1 + tolerance) for s in sims)
+    return all(s is not None and s > published * (1 + tolerance) for s in leaves(simulated))
 
 
 def below(published: Figure, simulated: Figure, tolerance: float, params: Mapping) -> bool:
-    sims = simulated.values() if isinstance(simulated, Mapping) else [simulated]
-    return all(s is not None and s < published * (1 - tolerance) for s in sims)
+    return all(s is not None and s < published * (1 - tolerance) for s in leaves(simulated))
 
 
 RULES: dict[str, Callable[[Figure, Figure, float, Mapping], bool]] = {

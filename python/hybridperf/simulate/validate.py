@@ -131,8 +131,12 @@ class Simulator:
     def packing(self, name: str, cores: int, configuration: str, workload: Thesis) -> float:
         """The run's seconds of halo packing on its busiest rank (the master thread's alone in a hybrid, as the
         thesis's code packs)."""
+        return self.region(name, cores, configuration, workload, "halo_pack")
+
+    def region(self, name: str, cores: int, configuration: str, workload: Thesis, region: str) -> float:
+        """The run's seconds of one compute region (md_costs' regions) on its busiest rank."""
         _, costs, plan, split = self._point(name, cores, configuration, workload)
-        return max(costs.regions(plan, r, split)["halo_pack"] for r in plan.ranks_plan) * workload.per_simulated_second
+        return max(costs.regions(plan, r, split)[region] for r in plan.ranks_plan) * workload.per_simulated_second
 
     def winners(self, name: str, counts: tuple[int, ...]) -> dict[int, str]:
         return {c: min(CONFIGURATIONS, key=lambda k: self.seconds(name, c, k)) for c in counts}
@@ -173,18 +177,28 @@ def faster_hybrid(sim: Simulator, d: Declared) -> Measured:
 
 
 def data_ratio(sim: Simulator, d: Declared) -> Measured:
-    """Each hybrid's average bytes sent per process and step over pure MPI's, per published core count: what the
-    plans of the thesis problem send by point to point (halo and migration), beside the bytes themselves."""
-    cores_per_node = cluster.load(d.params["cluster"]).cores_per_node
+    """Each hybrid's bytes sent by point to point (halo and migration; DL_POLY's exchanges where the `workload` is
+    dlpoly-test20) per process and step (`per`: process, the default) or in all per step (total) over pure MPI's,
+    per core count (the published ones, or `counts` where the seed gives a threshold): what the plans send,
+    beside the bytes themselves."""
+    p = d.params
+    cores_per_node = cluster.load(p["cluster"]).cores_per_node
+    # a plan does not depend on the core ratio
+    workload = validate_dlpoly.Test20(1.0) if p.get("workload") == "dlpoly-test20" else sim.thesis
+    counts = p.get("counts") or list(d.published)
 
-    def per_process(cores: int, configuration: str) -> float:
+    def sent(cores: int, configuration: str) -> float:
         nodes, rpn, _ = shape(configuration, cores_per_node, cores=cores)
-        plan = sim.plan(nodes * rpn)
-        return sum(traffic(plan, r).p2p_bytes for r in plan.ranks_plan) / (plan.ranks * plan.steps)
+        plan = sim.plan(nodes * rpn, workload)
+        total = sum(traffic(plan, r).p2p_bytes for r in plan.ranks_plan) / plan.steps
+        return total if p.get("per") == "total" else total / plan.ranks
 
-    sent = {c: {k: per_process(c, k) for k in CONFIGURATIONS} for c in d.published}
-    return Measured({c: {k: rounded(b[k] / b["pure-mpi"]) for k in d.published[c]} for c, b in sent.items()},
-                    {c: {k: round(v) for k, v in b.items()} for c, b in sent.items()})
+    def compared(cores: int) -> list[str]:
+        return list(d.published[cores]) if isinstance(d.published, dict) else list(CONFIGURATIONS[1:])
+
+    bytes_sent = {c: {k: sent(c, k) for k in CONFIGURATIONS} for c in counts}
+    return Measured({c: {k: rounded(b[k] / b["pure-mpi"]) for k in compared(c)} for c, b in bytes_sent.items()},
+                    {c: {k: round(v) for k, v in b.items()} for c, b in bytes_sent.items()})
 
 
 def crossover(sim: Simulator, d: Declared) -> Measured:
@@ -198,30 +212,56 @@ def crossover(sim: Simulator, d: Declared) -> Measured:
                     _listing(closed_form_winners(name, counts)))
 
 
+def _movout(sim: Simulator, name: str, cores: int, configuration: str, size: int) -> dict[str, float]:
+    """What the thesis's movout routine times on the problem of `size`: the halo's packing (edgbuf, pack_buffer:
+    the master thread's alone in hybrid-1) and its messages (what they add to the run, waiting included)."""
+    workload = Thesis(sim.thesis.window, size)
+    return {"packing": rounded(sim.packing(name, cores, configuration, workload)),
+            "messages": rounded(sim.adds("p2p", name, cores, configuration, workload))}
+
+
 def movout_ratio(sim: Simulator, d: Declared) -> Measured:
     """The thesis's movout time of one configuration over another's, on the outcome's problem (`size`), per
-    published cluster at `cores`, or on its `cluster` per published core count: what its movout routine times,
-    the halo's packing (edgbuf, pack_buffer: the master thread's alone in hybrid-1) and its messages (what they add
-    to the run, waiting included); beside each, the two."""
+    published cluster at `cores`, or on its `cluster` per published core count; beside each, its two parts."""
     p = d.params
-    workload = Thesis(sim.thesis.window, int(p["size"]))
     points = {key: (p["cluster"], int(key)) if "cluster" in p else (key, p["cores"]) for key in d.published}
-
-    def movout(key: Any, configuration: str) -> dict[str, float]:
-        name, cores = points[key]
-        return {"packing": rounded(sim.packing(name, cores, configuration, workload)),
-                "messages": rounded(sim.adds("p2p", name, cores, configuration, workload))}
-
-    parts = {key: {k: movout(key, k) for k in (p["numerator"], p["denominator"])} for key in points}
+    parts = {key: {k: _movout(sim, *points[key], k, int(p["size"])) for k in (p["numerator"], p["denominator"])}
+             for key in points}
     return Measured({key: rounded(sum(parts[key][p["numerator"]].values())
                                   / sum(parts[key][p["denominator"]].values())) for key in points}, parts)
 
 
-def collective_ratio(sim: Simulator, d: Declared) -> Measured:
-    """Collective (sum) time of one configuration over another's, per core count."""
+def movout_networks(sim: Simulator, d: Declared) -> Measured:
+    """One configuration's movout time on one cluster (`numerator`) over its own on another (`denominator`), at
+    `cores`; beside it, the two parts on each."""
     p = d.params
-    return Measured({c: rounded(sim.adds("sums", p["cluster"], c, p["numerator"])
-                                / sim.adds("sums", p["cluster"], c, p["denominator"])) for c in p["counts"]})
+    parts = {name: _movout(sim, name, p["cores"], p["configuration"], int(p["size"]))
+             for name in (p["numerator"], p["denominator"])}
+    return Measured(rounded(sum(parts[p["numerator"]].values()) / sum(parts[p["denominator"]].values())), parts)
+
+
+def region_overhead(sim: Simulator, d: Declared) -> Measured:
+    """How much longer one configuration's compute `region` (force, integrate) takes than another's on the
+    busiest rank, less 1, per published cluster at `cores` on the problem of `size`: the routine's time as the
+    thesis's rank-0 timers give it, where every rank has the same work; beside it, the two times."""
+    p = d.params
+    workload = Thesis(sim.thesis.window, int(p["size"]))
+
+    def seconds(name: str, configuration: str) -> float:
+        return rounded(sim.region(name, p["cores"], configuration, workload, p["region"]))
+
+    times = {name: {k: seconds(name, k) for k in (p["numerator"], p["denominator"])} for name in d.published}
+    return Measured({name: rounded(t[p["numerator"]] / t[p["denominator"]] - 1) for name, t in times.items()}, times)
+
+
+def collective_ratio(sim: Simulator, d: Declared) -> Measured:
+    """Collective (sum) time of one configuration over another's, per core count, on the problem of `size` (the
+    small simulation where none is given); beside it, the two times."""
+    p = d.params
+    workload = Thesis(sim.thesis.window, int(p.get("size", SIZE)))
+    times = {c: {k: rounded(sim.adds("sums", p["cluster"], c, k, workload)) for k in (p["numerator"], p["denominator"])}
+             for c in p["counts"]}
+    return Measured({c: rounded(t[p["numerator"]] / t[p["denominator"]]) for c, t in times.items()}, times)
 
 
 def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
@@ -247,17 +287,32 @@ def dlpoly_share(sim: Simulator, d: Declared) -> Measured:
     return Measured(rounded(added / whole), {"step_s": rounded(whole), f"{p['kind']}_s": rounded(added)})
 
 
+def dlpoly_collective_crossover(sim: Simulator, d: Declared) -> Measured:
+    """DL_POLY's test 20 at the outcome's core ratio: the first count of the sweep from which both hybrids spend
+    less time in collectives (what the sums add to the step, waiting included) than pure MPI at every count (None
+    if none), beside those times per count."""
+    name, counts = d.params["cluster"], tuple(d.params["counts"])
+    workload = validate_dlpoly.Test20(float(d.params["core_ratio"]))
+    sums = {c: {k: rounded(sim.adds("sums", name, c, k, workload)) for k in CONFIGURATIONS} for c in counts}
+    wins = [all(sums[c][k] < sums[c]["pure-mpi"] for k in CONFIGURATIONS[1:]) for c in counts]
+    first = next((i for i in range(len(counts)) if all(wins[i:])), None)
+    return Measured(None if first is None else counts[first], sums)
+
+
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
     "winners": winners, "faster_hybrid": faster_hybrid, "crossover": crossover, "movout_ratio": movout_ratio,
-    "collective_ratio": collective_ratio, "data_ratio": data_ratio, "dlpoly_crossover": dlpoly_crossover,
-    "dlpoly_share": dlpoly_share}
+    "movout_networks": movout_networks, "region_overhead": region_overhead, "collective_ratio": collective_ratio,
+    "data_ratio": data_ratio, "dlpoly_crossover": dlpoly_crossover, "dlpoly_share": dlpoly_share,
+    "dlpoly_collective_crossover": dlpoly_collective_crossover}
 
 
 def clusters(d: Declared) -> tuple[str, ...]:
-    """The descriptions an outcome is simulated on: its `cluster`, the clusters its figure is keyed by (movout), or
-    the IBM SP (Chow & Hysom's)."""
+    """The descriptions an outcome is simulated on: its `cluster`, the two it compares (movout_networks), the
+    clusters its figure is keyed by (movout, region_overhead), or the IBM SP (Chow & Hysom's)."""
     if d.measure in validate_spmv.MEASURES:
         return (validate_spmv.CLUSTER,)
+    if d.measure == "movout_networks":
+        return d.params["numerator"], d.params["denominator"]
     return (d.params["cluster"],) if "cluster" in d.params else tuple(d.published)
 
 

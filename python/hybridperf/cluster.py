@@ -43,6 +43,9 @@ An assumed figure may declare `range`: the factors of its value it plausibly lie
 with `range_source`, one line on where the range comes from; `simulate validate --sensitivity` sweeps it. A
 figure with a source is not swept, so it takes no range.
 
+`extends: NAME` (optional) makes a description another's with some top-level keys replaced: it has NAME's
+keys but those it gives itself (clusters/ibm-sp-switch.yaml is ibm-sp.yaml with another `intra_node`).
+
 `noise` (optional) is OS noise as each node's speed over time: per `interval` a node runs at 1/(1+x) of its speed,
 x drawn from `slowdowns` (each entry equally likely: a measured sample, or an assumed one), with its `source` or
 `assumed: true` (then it may declare a `range` of factors of its slowdowns, which `--sensitivity` sweeps). A
@@ -373,6 +376,12 @@ def names(directory: Path | None = None) -> list[str]:
 def load(name: str, directory: Path | None = None) -> ClusterSpec:
     """A description by name (the first NAME.yaml on the search path, or in `directory` only) or by the path of a
     YAML file."""
+    path = _path(name, directory)
+    return parse(_text(path, directory), path.stem, str(path))
+
+
+def _path(name: str, directory: Path | None) -> Path:
+    """The file of a description's name or path; ClusterError naming the known ones where there is none."""
     if name.endswith((".yaml", ".yml")):
         path = Path(name)
     else:
@@ -386,7 +395,20 @@ def load(name: str, directory: Path | None = None) -> ClusterSpec:
             raise ClusterError(f"{path} does not exist")
         raise ClusterError(f"unknown cluster '{name}': the descriptions in {where} are "
                            f"{', '.join(names(directory))} (or give a description file's path)")
-    return parse(path.read_text(), path.stem, str(path))
+    return path
+
+
+def _text(path: Path, directory: Path | None, seen: tuple[str, ...] = ()) -> str:
+    """A description's text; one that `extends: NAME` is NAME's with its own top-level keys in their place."""
+    text = path.read_text()
+    data = yaml.safe_load(text) if "extends" in text else None
+    if not (isinstance(data, dict) and "extends" in data):
+        return text
+    base = str(data.pop("extends"))
+    if base in seen or base == path.stem:
+        raise ClusterError(f"{path}: extends {base}, which extends it again")
+    merged = yaml.safe_load(_text(_path(base, directory), directory, (*seen, path.stem)))
+    return yaml.safe_dump({**merged, **data}, sort_keys=False, allow_unicode=True)
 
 
 def _figure_of(profile: dict[str, Any], name: str) -> float | None:

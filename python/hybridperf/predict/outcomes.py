@@ -65,12 +65,14 @@ class Holds:
 
 
 def assumed(d: Declared) -> list[Assumed]:
-    """The outcome's assumed inputs with a declared range: its clusters' figures, then its own inputs."""
-    out = []
+    """The outcome's assumed inputs with a declared range: its clusters' figures (one that two descriptions share,
+    value and source, once: moving it moves both, Moved.on), then its own inputs."""
+    out, listed = [], set()
     for key in validation.clusters(d):
         spec = cluster.load(key)
         for label, (field, figure) in recommend.figures(spec).items():
-            if figure.assumed and figure.range:
+            if figure.assumed and figure.range and (field, figure) not in listed:
+                listed.add((field, figure))
                 out.append(Assumed(f"{label} ({key})", figure.text, figure.range, figure.range_source, field, key))
         noise = spec.noise
         if noise is not None and noise.assumed and noise.range:

@@ -82,10 +82,13 @@ class Simulator:
 
     def described(self, name: str) -> cluster.ClusterSpec:
         """The description replayed: its OS noise drawn from NOISE_SEED where it declares one, and this simulator's
-        move applied."""
+        move applied (to a figure it shares with the moved description too: CSEEM64T's two networks join the
+        same nodes)."""
         spec = cluster.load(name)
         spec = cluster.with_noise(spec, NOISE_SEED) if spec.noise else spec
-        return self.moved.on(spec) if self.moved else spec
+        if not self.moved:
+            return spec
+        return self.moved.on(spec, cluster.load(self.moved.cluster) if self.moved.cluster else None)
 
     def _point(self, name: str, cores: int, configuration: str, workload: Workload) \
             -> tuple[cluster.ClusterSpec, ComputeModel, Plan, Split]:
@@ -308,9 +311,9 @@ MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {
 
 def clusters(d: Declared) -> tuple[str, ...]:
     """The descriptions an outcome is simulated on: its `cluster`, the two it compares (movout_networks), the
-    clusters its figure is keyed by (movout, region_overhead), or the IBM SP (Chow & Hysom's)."""
+    clusters its figure is keyed by (movout, region_overhead), or the IBM SP's its SPMV modes run on."""
     if d.measure in validate_spmv.MEASURES:
-        return (validate_spmv.CLUSTER,)
+        return validate_spmv.descriptions(d)
     if d.measure == "movout_networks":
         return d.params["numerator"], d.params["denominator"]
     return (d.params["cluster"],) if "cluster" in d.params else tuple(d.published)

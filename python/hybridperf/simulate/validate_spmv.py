@@ -28,6 +28,9 @@ from hybridperf.simulate.plan import parse, Plan
 from hybridperf.simulate.study import fork_join_of
 
 CLUSTER = "ibm-sp"
+# Chow & Hysom's modes: the kernel's --mode that runs each, and the description its messages travel on
+MODES = {"mpi": ("mpi", CLUSTER), "hybrid": ("hybrid", CLUSTER),
+         "mpi-switch": ("mpi", "ibm-sp-switch")}  # Table 8's "MPI": on-node messages through the switch adapter
 Grid = tuple[int, int, int]  # nodes along x, y, z
 PER_NODE = 4
 SIZES = {PER_NODE * n ** 3: n for n in range(5, 41, 5)}  # rows per 4-way node: n (the paper's 500 ... 256000)
@@ -50,14 +53,17 @@ class SpmvSimulator:
 
     def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None):
         self.window, self.progress, self.moved = window, progress, moved
-        self.spec = moved.on(cluster.load(CLUSTER)) if moved else cluster.load(CLUSTER)
-        self.fork_join = fork_join_of(self.spec)
+        base = cluster.load(CLUSTER)  # ibm-sp-switch keeps its network: a move of that moves both
+        self.specs = {name: moved.on(cluster.load(name), base) if moved else cluster.load(name)
+                      for name in {name for _, name in MODES.values()}}
+        self.fork_join = fork_join_of(self.specs[CLUSTER])
         self.table2 = published.rows(published.DATA / "chow-hysom-table2-4way-4threads.csv")
         self.table5 = published.rows(published.DATA / "chow-hysom-table5-computation.csv")
         self.results: dict[tuple[int, Grid, str], tuple[float, float]] = {}
         self.priced: dict[int, spmv_costs.SpmvCosts] = {}  # per size: its one-node plan is planned once
 
     def _plan(self, size: int, grid: Grid, mode: str, calls: int) -> Plan:
+        """The plan of the kernel's `mode` (mpi, hybrid)."""
         ranks_per_node, threads = (PER_NODE, 1) if mode == "mpi" else (1, PER_NODE)
         args = ("--n", str(SIZES[size]), "--calls", str(calls), "--mode", mode, "--grid", *map(str, grid))
         return parse(kernels.plan("spmv", args, math.prod(grid) * ranks_per_node, ranks_per_node, threads))
@@ -71,17 +77,19 @@ class SpmvSimulator:
         return self.priced[size]
 
     def __call__(self, size: int, nodes: int | Grid, mode: str) -> tuple[float, float]:
-        """(total, communication) seconds over 100 calls on p^3 `nodes` (Table 9's) or a grid of nodes."""
+        """(total, communication) seconds over 100 calls of a mode (MODES) on p^3 `nodes` (Table 9's) or a grid of
+        nodes."""
         grid = nodes if isinstance(nodes, tuple) else cube(nodes)
         key = (size, grid, mode)
         if key not in self.results:
-            count = math.prod(grid)
-            self.progress(f"{self.spec.name}: SPMV-{mode} at {size} rows per node on {count} nodes")
-            plan = self._plan(size, grid, mode, self.window)
-            split = Split(count, PER_NODE, 1) if mode == "mpi" else Split(count, 1, PER_NODE)
+            count, (kernel_mode, description) = math.prod(grid), MODES[mode]
+            spec = self.specs[description]
+            self.progress(f"{spec.name}: SPMV-{mode} at {size} rows per node on {count} nodes")
+            plan = self._plan(size, grid, kernel_mode, self.window)
+            split = Split(count, PER_NODE, 1) if kernel_mode == "mpi" else Split(count, 1, PER_NODE)
             model = self.costs(size)
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:  # its sums are not asked for
-                raw = point.replays(plan, model, self.spec, split, Path(work), ("whole", "no-p2p"))
+                raw = point.replays(plan, model, spec, split, Path(work), ("whole", "no-p2p"))
             scale = CALLS / self.window
             packing = max(model.regions(plan, r, split)["pack"] for r in plan.ranks_plan)
             p2p = max(0.0, raw["whole"] - raw["no-p2p"])
@@ -140,6 +148,12 @@ def e_ni(sim: SpmvSimulator, d: Declared) -> Measured:
     grid = tuple(p["grid"])
     return Measured({size: rounded(sim.communication_ratio(size, grid, p["numerator"], p["denominator"]))
                      for size in d.published})
+
+
+def descriptions(d: Declared) -> tuple[str, ...]:
+    """The descriptions an SPMV outcome's modes run on (MPI and Hybrid where it names none)."""
+    modes = [d.params[k] for k in ("numerator", "denominator") if k in d.params] or ["mpi", "hybrid"]
+    return tuple(sorted({MODES[m][1] for m in modes}))
 
 
 MEASURES: dict[str, Callable[[SpmvSimulator, Declared], Measured]] = {"spmv_total_ratio": total_ratio,

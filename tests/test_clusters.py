@@ -89,7 +89,7 @@ def test_a_users_descriptions_come_first_and_say_where_they_are_from(tmp_path, m
     assert [d for d, _ in cluster.directories()] == [tmp_path / "absent", mine, theirs, resources.path("clusters")]
     origins = {name: origin for name, (_, origin) in cluster.found().items()}
     assert origins == {"merlin": "HYBRIDPERF_CLUSTERS", "lab": "yours", "stella": "yours", "ibm-sp": "shipped",
-                       "cseem64t-gige": "shipped", "cseem64t-infinipath": "shipped"}
+                       "ibm-sp-switch": "shipped", "cseem64t-gige": "shipped", "cseem64t-infinipath": "shipped"}
     assert cluster.load("merlin").latency.value == pytest.approx(2e-6) and cluster.load("lab").nodes == 2
     assert cluster.load("ibm-sp").name == "IBM SP (4-way)"
     listed = subprocess.run([*HYBRIDPERF, "cluster", "list"], capture_output=True, text=True,
@@ -253,3 +253,19 @@ def test_an_assumed_noise_declares_the_range_its_scale_is_swept_over():
         cluster.parse(text.replace("range_source: \"a node losing", "range_sourc: \"a node losing"), "x")
     with pytest.raises(cluster.ClusterError, match="noise: only an assumed figure has a range"):
         cluster.parse(text.replace("assumed: true,\n        source", "source"), "x")
+
+
+def test_a_description_that_extends_another_has_its_keys_but_those_it_gives(tmp_path):
+    """ibm-sp-switch is ibm-sp with another transport within a node; a user's may extend a shipped one by name, and
+    a loop of extensions is one line naming the file."""
+    switch, sp = cluster.load("ibm-sp-switch"), cluster.load("ibm-sp")
+    assert switch.intra_latency.value == pytest.approx(76.1e-6) and sp.intra_latency.value == pytest.approx(28.2e-6)
+    assert (switch.latency, switch.per_message, switch.aggregate, switch.nodes) == \
+        (sp.latency, sp.per_message, sp.aggregate, sp.nodes)
+    (tmp_path / "slow.yaml").write_text("extends: merlin\nname: slow Merlin\nnodes: 4\n")
+    slow = cluster.load(str(tmp_path / "slow.yaml"))
+    assert (slow.name, slow.nodes, slow.latency) == ("slow Merlin", 4, cluster.load("merlin").latency)
+    (tmp_path / "a.yaml").write_text("extends: b\n")
+    (tmp_path / "b.yaml").write_text("extends: a\n")
+    with pytest.raises(cluster.ClusterError, match="extends a, which extends it again"):
+        cluster.load("a", tmp_path)

@@ -211,6 +211,26 @@ def movout_parts(network: str) -> str:
     return "; ".join(f"{k} {p['packing']:.1f} + {p['messages']:.1f} s" for k, p in parts.items())
 
 
+def networks_parts(name: str) -> str:
+    """A movout_networks outcome's configuration: its simulated packing + messages on each network, seconds."""
+    parts = outcome(name)["detail"]
+    return "; ".join(f"{k.removeprefix('cseem64t-')} {p['packing']:.1f} + {p['messages']:.1f} s" for k, p in parts.items())
+
+
+def two_times(name: str, key: str) -> str:
+    """The two configurations' simulated seconds behind a ratio at `key`: 'pure-mpi 0.121 s, hybrid-1 0.108 s'."""
+    return ", ".join(f"{k} {v:.3g} s" for k, v in outcome(name)["detail"][key].items())
+
+
+def percent_span(name: str) -> str:
+    return span((100 * v for v in outcome(name)["simulated"].values()), 1) + "%"
+
+
+def collective_ms(name: str, configuration: str) -> str:
+    """A configuration's simulated collective time per DL_POLY step over the outcome's counts, ms."""
+    return span((1e3 * t[configuration] for t in outcome(name)["detail"].values()), 2)
+
+
 def merlin_small_leads() -> str:
     """Pure MPI's lead over the runner-up at 1, 2 and 4 nodes, in whole percent, as a range."""
     leads = [100 * a["margin"] for a in output("merlin_small")["answers"] if a["winner"] == "8r×1t"]
@@ -270,6 +290,29 @@ FIGURES = {
     "simulated.spmv_e_ni_large": lambda: simulated_span("spmv_e_ni", (32000, 62500, 108000, 171500, 256000)),
     "simulated.spmv_e_ni_large_within": lambda: within("spmv_e_ni", (32000, 62500, 108000, 171500, 256000)),
     "simulated.spmv_e_ni_small_within": lambda: within("spmv_e_ni", (500, 4000, 13500)),
+    "simulated.movout_networks_pure": lambda: f"{outcome('movout_networks_pure')['simulated']:.2f}",
+    "simulated.movout_networks_hybrid1": lambda: f"{outcome('movout_networks_hybrid1')['simulated']:.2f}",
+    "simulated.movout_networks_pure_parts": lambda: networks_parts("movout_networks_pure"),
+    "simulated.movout_networks_hybrid1_parts": lambda: networks_parts("movout_networks_hybrid1"),
+    "simulated.force_overhead": lambda: percent_span("cseem64t_force_overhead"),
+    "simulated.integrate_overhead": lambda: percent_span("cseem64t_integrate_overhead"),
+    "simulated.sum_ratio_infinipath": lambda: simulated_span("cseem64t_infinipath_sum_ratio"),
+    "simulated.sum_ratio_infinipath_times": lambda: two_times("cseem64t_infinipath_sum_ratio", "96"),
+    "simulated.sum_ratio_gige": lambda: simulated_span("cseem64t_gige_sum_ratio"),
+    "simulated.sum_ratio_gige_times": lambda: two_times("cseem64t_gige_sum_ratio", "96"),
+    "simulated.dlpoly_data_per_process": lambda: span(v for c in outcome("dlpoly_test20_data_per_process")["simulated"]
+                                                      .values() for v in c.values()),
+    "simulated.dlpoly_data_total": lambda: span(v for c in outcome("dlpoly_test20_data_total")["simulated"].values()
+                                                for v in c.values()),
+    "simulated.dlpoly_collective_crossover": lambda: text(outcome("dlpoly_merlin_test20_collective_crossover")
+                                                          ["simulated"]),
+    "simulated.dlpoly_collective_pure_ms": lambda: collective_ms("dlpoly_merlin_test20_collective_crossover",
+                                                                 "pure-mpi"),
+    "simulated.spmv_shared_memory_gain": lambda: simulated_span("spmv_shared_memory_gain"),
+    "simulated.spmv_e_ni_switch_small": lambda: simulated_span("spmv_e_ni_switch", (500, 4000, 13500), digits=1),
+    "simulated.spmv_e_ni_switch_large": lambda: simulated_span("spmv_e_ni_switch",
+                                                               (32000, 62500, 108000, 171500, 256000)),
+    "simulated.spmv_e_ni_switch_within": lambda: within("spmv_e_ni_switch"),
     "simulated.merlin_small_leads": merlin_small_leads,
     "simulated.merlin_small_moved": merlin_small_moved,
     "simulated.stella_16_lead": lambda: f"{100 * (stella_16()['1r×8t'] / stella_16()['8r×1t'] - 1):.0f}",

@@ -204,14 +204,18 @@ def data_ratio(sim: Simulator, d: Declared) -> Measured:
                     {c: {k: round(v) for k, v in b.items()} for c, b in bytes_sent.items()})
 
 
+def first_from(counts: tuple[int, ...], wins: list[bool]) -> int | None:
+    """The first count from which the hybrids win at every count of the sweep (None if they do not at its last)."""
+    return next((c for i, c in enumerate(counts) if all(wins[i:])), None)
+
+
 def crossover(sim: Simulator, d: Declared) -> Measured:
     """The first count of the sweep from which both hybrids are faster than pure MPI at every count (None if
     none), beside the fastest configuration at each count."""
     name, counts = d.params["cluster"], tuple(d.params["counts"])
     hybrids = [all(sim.seconds(name, c, k) < sim.seconds(name, c, "pure-mpi") for k in CONFIGURATIONS[1:])
                for c in counts]
-    first = next((i for i in range(len(counts)) if all(hybrids[i:])), None)
-    return Measured(None if first is None else counts[first], sim.winners(name, counts),
+    return Measured(first_from(counts, hybrids), sim.winners(name, counts),
                     _listing(closed_form_winners(name, counts)))
 
 
@@ -275,8 +279,7 @@ def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
     workload = validate_dlpoly.Test20(float(d.params["core_ratio"]))
     times = {c: {k: sim.seconds(name, c, k, workload) for k in CONFIGURATIONS} for c in counts}
     wins = [min(times[c][k] for k in CONFIGURATIONS[1:]) < times[c]["pure-mpi"] for c in counts]
-    first = next((i for i in range(len(counts)) if all(wins[i:])), None)
-    return Measured(None if first is None else counts[first],
+    return Measured(first_from(counts, wins),
                     {c: {k: rounded(times[c]["pure-mpi"] / times[c][k]) for k in CONFIGURATIONS[1:]} for c in counts})
 
 
@@ -298,8 +301,7 @@ def dlpoly_collective_crossover(sim: Simulator, d: Declared) -> Measured:
     workload = validate_dlpoly.Test20(float(d.params["core_ratio"]))
     sums = {c: {k: rounded(sim.adds("sums", name, c, k, workload)) for k in CONFIGURATIONS} for c in counts}
     wins = [all(sums[c][k] < sums[c]["pure-mpi"] for k in CONFIGURATIONS[1:]) for c in counts]
-    first = next((i for i in range(len(counts)) if all(wins[i:])), None)
-    return Measured(None if first is None else counts[first], sums)
+    return Measured(first_from(counts, wins), sums)
 
 
 MEASURES: dict[str, Callable[[Simulator, Declared], Measured]] = {

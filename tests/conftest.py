@@ -31,9 +31,12 @@ _counter = itertools.count()
 # second later) before it returns: 2.3 s for every refused run. The tests of refusals need no grace period.
 os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
 # The two test workers' mpiruns race to create Open MPI's one session directory under /tmp (/tmp/ompi.HOST.UID: a CI
-# run failed in orte_init, "mkdir ... File exists"); each worker process gets its own.
-if "OMPI_MCA_orte_tmpdir_base" not in os.environ:
+# run failed in orte_init, "mkdir ... File exists"); each worker process gets its own. The workers inherit the
+# controller's environment, so a folder made here says whose it is: a worker makes another (a user's stays).
+_OWNER = "HYBRIDPERF_TEST_OMPI_TMPDIR_OWNER"
+if "OMPI_MCA_orte_tmpdir_base" not in os.environ or os.environ.get(_OWNER, str(os.getpid())) != str(os.getpid()):
     os.environ["OMPI_MCA_orte_tmpdir_base"] = tempfile.mkdtemp(prefix="hybridperf-ompi-")
+    os.environ[_OWNER] = str(os.getpid())
     atexit.register(shutil.rmtree, os.environ["OMPI_MCA_orte_tmpdir_base"], ignore_errors=True)
 
 

@@ -43,6 +43,7 @@ def test_problem_size_is_the_same_in_every_mode_on_a_node(spmv):
     shapes = {}
     for ranks, threads, mode in ((2, 1, "mpi"), (1, 2, "hybrid"), (1, 1, "serial")):
         run = spmv(ranks, threads, ["-n", 5, "--mode", mode, "--calls", 1, "--node-threads", 2])
+        assert run.returncode == 0, run.stdout + run.stderr
         s = run.profile["spmv"]
         shapes[mode] = (s["global"], s["rows_per_node"])
     assert shapes["mpi"] == shapes["hybrid"] == shapes["serial"] == ([10, 5, 5], 250)

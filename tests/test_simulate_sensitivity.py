@@ -147,6 +147,20 @@ def test_moves_reach_the_description_and_the_compute_model():
     assert Moved("latency", 4.0, GIGE).costs(costs, validate_spmv.COMPUTE_MOVES) is costs
 
 
+def test_a_figure_two_descriptions_share_is_one_input_moved_in_both():
+    """ibm-sp-switch keeps ibm-sp's network and gives its own on-node figures: moving ibm-sp's bandwidth moves
+    both, its on-node bandwidth ibm-sp's alone; the sweep lists the shared figure once."""
+    sp, switch = cluster.load("ibm-sp"), cluster.load("ibm-sp-switch")
+    both = Moved("bandwidth", 2.0, "ibm-sp")
+    assert both.on(switch, sp).bandwidth.value == pytest.approx(2 * sp.bandwidth.value)
+    assert Moved("intra_bandwidth", 2.0, "ibm-sp").on(switch, sp) is switch  # its own figure, not ibm-sp's
+    assert both.on(switch) is switch  # without the moved description, only its own key is moved
+    [gain] = validation.chosen(("spmv_shared_memory_gain",))
+    inputs = [a.input for a in swept.assumed(gain)]
+    assert inputs.count("network bandwidth (ibm-sp)") == 1 and "network bandwidth (ibm-sp-switch)" not in inputs
+    assert "intra-node bandwidth (ibm-sp)" in inputs and "intra-node bandwidth (ibm-sp-switch)" in inputs
+
+
 @pytest.fixture
 def command(monkeypatch):
     """`hybridperf simulate validate` in this process, on _Movout's simulator instead of replays."""

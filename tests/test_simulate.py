@@ -541,10 +541,12 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
                 "inputs", "closed_form"} <= set(o)
 
 
-# parts (names or their prefixes), so that two test workers replay them side by side. CSEEM64T's movout ratios (the
-# MD simulator's plans, replays without each kind of message, packing, and rules) and DL_POLY's Table 5.1 shares
+# parts (names or their prefixes), so that two test workers replay them side by side. Table 4.9's movout ratios and
+# compute overheads at 96 cores (the MD simulator's plans, replays without each kind of message, packing, a region's
+# time, and rules; one simulator, so the movouts across networks reuse the replays) and DL_POLY's Table 5.1 shares
 # (its step at 32 ranks) are replayed here; the other outcomes (the GigE crossover's 15 points, Merlin's and
-# Infinipath's 64-512 ranks, DL_POLY's crossovers, SPMV's 216 nodes: minutes of replays) only by `make figures`,
+# Infinipath's 64-512 ranks, the sums, DL_POLY's crossovers and its plans to 512 ranks, SPMV's 216 nodes and Table
+# 8's two: minutes of replays) only by `make figures`,
 # which remakes the kept output the docs are made from. Their measures are checked by the fake-simulator test above,
 # the SPMV network by tests/test_simulate_network.py and the plans against real runs below.
 VALIDATE_PARTS = {"table49": ("movout_ratio_infinipath", "movout_ratio_gige", "movout_networks", "cseem64t_force",

@@ -152,9 +152,9 @@ def test_a_figure_two_descriptions_share_is_one_input_moved_in_both():
     both, its on-node bandwidth ibm-sp's alone; the sweep lists the shared figure once."""
     sp, switch = cluster.load("ibm-sp"), cluster.load("ibm-sp-switch")
     both = Moved("bandwidth", 2.0, "ibm-sp")
-    assert both.on(switch, sp).bandwidth.value == pytest.approx(2 * sp.bandwidth.value)
-    assert Moved("intra_bandwidth", 2.0, "ibm-sp").on(switch, sp) is switch  # its own figure, not ibm-sp's
-    assert both.on(switch) is switch  # without the moved description, only its own key is moved
+    assert both.on(switch).bandwidth.value == pytest.approx(2 * sp.bandwidth.value)
+    assert Moved("intra_bandwidth", 2.0, "ibm-sp").on(switch) is switch  # its own figure, not ibm-sp's
+    assert Moved("bandwidth", 2.0, "merlin").on(switch) is switch  # another network's figure
     [gain] = validation.chosen(("spmv_shared_memory_gain",))
     inputs = [a.input for a in swept.assumed(gain)]
     assert inputs.count("network bandwidth (ibm-sp)") == 1 and "network bandwidth (ibm-sp-switch)" not in inputs

@@ -401,7 +401,7 @@ def _path(name: str, directory: Path | None) -> Path:
 def _text(path: Path, directory: Path | None, seen: tuple[str, ...] = ()) -> str:
     """A description's text; one that `extends: NAME` is NAME's with its own top-level keys in their place."""
     text = path.read_text()
-    data = yaml.safe_load(text) if "extends" in text else None
+    data = yaml.safe_load(text)
     if not (isinstance(data, dict) and "extends" in data):
         return text
     base = str(data.pop("extends"))

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import yaml
 
+from hybridperf import cluster
 from hybridperf.cluster import ClusterSpec
 from hybridperf.models.published import DATA
 from hybridperf.simulate import recommend, rules
@@ -71,12 +72,14 @@ class Moved:
     factor: float
     cluster: str | None = None
 
-    def on(self, spec: ClusterSpec, base: ClusterSpec | None = None) -> ClusterSpec:
+    def on(self, spec: ClusterSpec) -> ClusterSpec:
         """The description as this move leaves it: moved where it is the moved cluster, or where it has that
-        cluster's (`base`'s) very figure, value and source (one that extends it, or describes the same nodes):
-        one figure, one input."""
-        inherited = base is not None and base.key == self.cluster and getattr(spec, self.what) == getattr(base, self.what)
-        return recommend.moved(spec, self.what, self.factor) if spec.key == self.cluster or inherited else spec
+        cluster's very figure, value and source (one that extends it, or describes the same nodes): one figure,
+        one input."""
+        if self.cluster is None:
+            return spec
+        shared = spec.key == self.cluster or getattr(spec, self.what) == getattr(cluster.load(self.cluster), self.what)
+        return recommend.moved(spec, self.what, self.factor) if shared else spec
 
     def costs(self, model: Any, moves: dict[str, Callable[[Any, float], Any]]) -> Any:
         """A compute model as this move leaves it (`moves`: the simulator's COMPUTE_MOVES)."""

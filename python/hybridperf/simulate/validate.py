@@ -86,9 +86,7 @@ class Simulator:
         same nodes)."""
         spec = cluster.load(name)
         spec = cluster.with_noise(spec, NOISE_SEED) if spec.noise else spec
-        if not self.moved:
-            return spec
-        return self.moved.on(spec, cluster.load(self.moved.cluster) if self.moved.cluster else None)
+        return self.moved.on(spec) if self.moved else spec
 
     def _point(self, name: str, cores: int, configuration: str, workload: Workload) \
             -> tuple[cluster.ClusterSpec, ComputeModel, Plan, Split]:

@@ -53,8 +53,8 @@ class SpmvSimulator:
 
     def __init__(self, window: int, progress: Callable[[str], None], moved: Moved | None = None):
         self.window, self.progress, self.moved = window, progress, moved
-        base = cluster.load(CLUSTER)  # ibm-sp-switch keeps its network: a move of that moves both
-        self.specs = {name: moved.on(cluster.load(name), base) if moved else cluster.load(name)
+        # ibm-sp-switch keeps ibm-sp's network: a move of it moves both (Moved.on)
+        self.specs = {name: moved.on(cluster.load(name)) if moved else cluster.load(name)
                       for name in {name for _, name in MODES.values()}}
         self.fork_join = fork_join_of(self.specs[CLUSTER])
         self.table2 = published.rows(published.DATA / "chow-hysom-table2-4way-4threads.csv")

@@ -54,6 +54,8 @@ THREAD_TIMED = ("md", "spmv")  # the kernels that time their threads in their lo
 NO_THREAD_TIMES = ("the kernel does not record each thread's busy time inside its parallel regions (md and spmv do; "
                    "the MPI library's OMPT tool does, for a program on an OpenMP runtime with OMPT)")
 NO_KERNEL_REGIONS = "the kernel does not record how long each rank spends in parallel regions (md and spmv do)"
+SIMULATED_THREADS = ("a simulated run: its compute model prices a rank's threads as a whole (their efficiency "
+                     "e_mt), not each thread's busy time")
 UNTIMED = "the {kernel} run did not time its threads (it ran with --no-timers or --no-thread-times)"
 NO_REPLAY = ("the run's traces were not replayed on an ideal network (an app study run with `trace: true`, then "
              "hybridperf simulate SPEC --cluster NAME: docs/simulation.md)")
@@ -218,6 +220,8 @@ def rank_times(profile: dict[str, Any]) -> RankTimes | None:
         nodes = [hosts[r] for r in range(n)]
     elif run.get("nodes") == 1:
         nodes = ["node"] * n
+    elif profile.get("simulated"):  # a replay fills its nodes in order, ranks_per_node ranks each
+        nodes = [f"node {r // int(run['ranks_per_node'])}" for r in range(n)]
     return RankTimes(tuple(times["elapsed"]), tuple(times["mpi"]), None if nodes is None else tuple(nodes))
 
 
@@ -231,6 +235,8 @@ def openmp(profile: dict[str, Any]) -> OpenMP:
     if profile["kernel"] != "app":
         if idle is not None:
             return split_idle(threads, idle)
+        if profile.get("simulated"):
+            return OpenMP(threads, no_regions=SIMULATED_THREADS, no_split=SIMULATED_THREADS)
         if profile["kernel"] in THREAD_TIMED:
             untimed = UNTIMED.format(kernel=profile["kernel"])
             return OpenMP(threads, no_regions=untimed, no_split=untimed)

@@ -117,7 +117,7 @@ class SimGridBackend:
         began = time.time()
         with tempfile.TemporaryDirectory(prefix="hybridperf-replay-") as work:
             try:
-                result = point.simulate(plan, model, self.spec, run, Path(work))
+                result = point.simulate(plan, model, self.spec, run, Path(work), per_rank=True)
             except ReplayFailed as err:
                 return RunOutcome(1, None, None, str(err), elapsed=time.time() - began, reason=str(err))
         profile = point.profile(plan, result, model, self.spec, run, run.params, self.command(run), self.simgrid)

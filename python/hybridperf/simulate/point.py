@@ -10,14 +10,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from hybridperf import cluster
 from hybridperf.shapes import Placement
-from hybridperf.simulate import traces
+from hybridperf.simulate import paje, traces
 from hybridperf.simulate.compute import compute_seconds, ComputeModel
 from hybridperf.simulate.plan import Plan, POINT_TO_POINT, traffic
-from hybridperf.simulate.replay import replay
+from hybridperf.simulate.replay import replay, ReplayFailed, TRACE_FILE
+
+# Above this many ranks a replay is not traced: SMPI's trace grows with ranks x calls, about 70 bytes a call (32 ranks
+# of 5 DL_POLY steps, 13,000 calls, wrote 0.9 MB), so 4,096 ranks of 20 md steps, about 650,000 calls, some 45 MB
+TRACED_RANKS = 4096
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class Simulated:
     p2p: float  # what the point-to-point messages add: seconds - the time replayed without them
     collective: float  # what the global sums add
     regions: dict[str, float]  # the slowest rank's compute per region, seconds
+    ranks: paje.MpiTimes | None = None  # each rank's loop and its time inside MPI calls, where the run was traced
 
 
 def regions_of(plan: Plan, point_to_point: bool) -> frozenset[str]:
@@ -39,16 +44,19 @@ REPLAYS = ("whole", "no-p2p", "no-sums")  # the run; without its point-to-point 
 
 
 def replays(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
-            names: tuple[str, ...] = REPLAYS, replayer: Callable[..., float] = replay) -> dict[str, float]:
+            names: tuple[str, ...] = REPLAYS, replayer: Callable[..., float] = replay,
+            traced: bool = False) -> dict[str, float]:
     """Simulated seconds of each replay of the run that `names` asks for (of REPLAYS). Replays that omit the same
     operations are one (a plan without global sums replays "no-sums" as its whole run). They are independent
-    SimGrid processes, each in its own folder: they run side by side, as many at once as there are cores."""
+    SimGrid processes, each in its own folder: they run side by side, as many at once as there are cores.
+    `traced`: the whole run's replay also writes SMPI's trace, workdir / "whole" / TRACE_FILE."""
     omits = {"whole": frozenset(), "no-p2p": regions_of(plan, True), "no-sums": regions_of(plan, False)}
     distinct = {omits[name]: name for name in reversed(names)}  # each omitted set once, under its first name
 
     def run(omitted: frozenset[str]) -> float:
         texts = traces.RankTraces(plan, model, split, omitted, spec.interface())
-        return replayer(texts, spec, split.ranks_per_node, workdir / distinct[omitted])
+        extra = {"traced": True} if traced and not omitted else {}
+        return replayer(texts, spec, split.ranks_per_node, workdir / distinct[omitted], **extra)
 
     with ThreadPoolExecutor(max_workers=min(len(distinct), os.cpu_count() or 1)) as pool:
         replayed = dict(zip(distinct, pool.map(run, distinct)))
@@ -56,14 +64,23 @@ def replays(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: P
 
 
 def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
-             replayer: Callable[..., float] = replay) -> Simulated:
-    """The run priced whole and without each kind of communication (up to three replays)."""
-    replayed = replays(plan, model, spec, split, workdir, REPLAYS, replayer)
+             replayer: Callable[..., float] = replay, per_rank: bool = False) -> Simulated:
+    """The run priced whole and without each kind of communication (up to three replays); with `per_rank`, up to
+    TRACED_RANKS ranks, each rank's time inside MPI calls from SMPI's trace of the whole run too."""
+    traced = per_rank and split.ranks <= TRACED_RANKS
+    replayed = replays(plan, model, spec, split, workdir, REPLAYS, replayer, traced)
     whole = replayed["whole"]
     seconds = {r.rank: compute_seconds(plan, r, model, split) for r in plan.ranks_plan}
     slowest = max(plan.ranks_plan, key=lambda r: seconds[r.rank])
+    ranks = None
+    if traced:
+        try:
+            with open(workdir / "whole" / TRACE_FILE) as trace:
+                ranks = paje.mpi_times(trace)
+        except (OSError, paje.TraceUnreadable) as err:
+            raise ReplayFailed(f"SMPI's trace of the replay cannot be read: {err}") from None
     return Simulated(whole, seconds[slowest.rank], max(0.0, whole - replayed["no-p2p"]),
-                     max(0.0, whole - replayed["no-sums"]), model.regions(plan, slowest, split))
+                     max(0.0, whole - replayed["no-sums"]), model.regions(plan, slowest, split), ranks)
 
 
 def spread(values: list[float]) -> dict[str, Any]:
@@ -73,9 +90,11 @@ def spread(values: list[float]) -> dict[str, Any]:
             "max_rank": high}
 
 
-def _comm_class(calls: list[int], messages: list[int], sent: list[int], seconds: float) -> dict[str, Any]:
-    time_ = {"min": seconds, "min_rank": 0, "avg": seconds, "max": seconds, "max_rank": 0}
-    return {"calls": sum(calls), "messages": sum(messages), "bytes": sum(sent), "time": time_, "imbalance": 0.0,
+def _comm_class(calls: list[int], messages: list[int], sent: list[int], seconds: Sequence[float]) -> dict[str, Any]:
+    """A class of calls: the plan's counts, and its seconds per rank."""
+    time_ = spread(list(seconds))
+    return {"calls": sum(calls), "messages": sum(messages), "bytes": sum(sent), "time": time_,
+            "imbalance": time_["max"] / time_["avg"] - 1 if time_["avg"] > 0 else 0.0,
             "bytes_per_rank": spread([float(b) for b in sent]),
             "messages_per_rank": spread([float(c) for c in messages]), "size_histogram": []}
 
@@ -91,8 +110,13 @@ def _kernel_section(plan: Plan) -> dict[str, Any]:
 def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement,
             params: dict[str, Any], command: list[str], simgrid: str) -> dict[str, Any]:
     """A profile (hybridperf.profile/1) of the simulated run. Region times are the slowest rank's compute and the
-    replays' differences for communication; message and byte counts are the plan's, exactly."""
+    replays' differences for communication; message and byte counts are the plan's, exactly. The time of each
+    class of calls (`comm`) is each rank's inside them where the run was traced, with its loop's (`rank_times`:
+    POP's inputs), as a PMPI profiler measures them; else what the class adds, alike on every rank."""
     sent = [traffic(plan, r) for r in plan.ranks_plan]
+    ranks = len(sent)
+    p2p, collective = (result.ranks.p2p, result.ranks.collective) if result.ranks else \
+        ([result.p2p] * ranks, [result.collective] * ranks)
     hosts = cluster.host_names(spec)[:split.nodes]
     region = lambda seconds, calls: {"calls": calls, "time": {"min": seconds, "min_rank": 0, "avg": seconds,  # noqa: E731
                                                                "max": seconds, "max_rank": 0}, "imbalance": 0.0}
@@ -115,10 +139,12 @@ def profile(plan: Plan, result: Simulated, model: ComputeModel, spec: cluster.Cl
         "regions": regions,
         "region_groups": model.region_groups,
         "comm": {"p2p": _comm_class([t.p2p_calls for t in sent], [t.p2p_messages for t in sent],
-                                    [t.p2p_bytes for t in sent], result.p2p),
+                                    [t.p2p_bytes for t in sent], p2p),
                  "collective": _comm_class([t.collectives for t in sent], [t.collectives for t in sent],
-                                           [t.collective_bytes for t in sent], result.collective),
-                 "barrier": _comm_class([0] * len(sent), [0] * len(sent), [0] * len(sent), 0.0)},
+                                           [t.collective_bytes for t in sent], collective),
+                 "barrier": _comm_class([0] * ranks, [0] * ranks, [0] * ranks, [0.0] * ranks)},
+        **({"rank_times": {"elapsed": list(result.ranks.elapsed), "mpi": list(result.ranks.mpi)}}
+           if result.ranks else {}),
         plan.kernel: _kernel_section(plan),
         "simulated": {"cluster": spec.key, "cluster_name": spec.name, "simgrid": simgrid,
                       "compute_seconds": result.compute, "compute_model": model.describe(),

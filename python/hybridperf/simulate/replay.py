@@ -35,6 +35,11 @@ SHARED = ("--cfg=smpi/privatization:0",)
 # replays keep SMPI's eager sends, as every figure of the docs was simulated.
 EAGER_RANKS = 4096
 RENDEZVOUS = ("--cfg=smpi/send-is-detached-thresh:0",)
+# SMPI's own trace of the run (Paje), from which simulate.paje reads each rank's time inside MPI calls
+TRACE_FILE = "trace.paje"
+# timestamps to the nanosecond (SimGrid writes 6 decimals by default: a microsecond, coarser than a message)
+TRACED = ("--cfg=tracing:yes", "--cfg=tracing/smpi:yes", f"--cfg=tracing/filename:{TRACE_FILE}",
+          "--cfg=tracing/precision:9")
 INSTALL = "SimGrid's smpirun is not installed: apt-get install libsimgrid-dev (or run scripts/bootstrap.sh)"
 
 
@@ -61,9 +66,10 @@ def simgrid_version() -> str:
 
 
 def replay(traces: Sequence[str], spec: cluster.ClusterSpec, ranks_per_node: int, workdir: Path,
-           timeout: float = 600.0) -> float:
+           timeout: float = 600.0, traced: bool = False) -> float:
     """Simulated seconds of the run whose rank r's trace is traces[r]. The traces are iterated once, each written
-    to its file before the next is asked for (traces.RankTraces makes them on demand)."""
+    to its file before the next is asked for (traces.RankTraces makes them on demand). `traced`: SMPI also writes
+    its Paje trace of the run, workdir / TRACE_FILE (the same simulated time)."""
     ranks = len(traces)
     hosts = cluster.host_names(spec)
     if ranks > ranks_per_node * len(hosts):
@@ -81,8 +87,8 @@ def replay(traces: Sequence[str], spec: cluster.ClusterSpec, ranks_per_node: int
     (workdir / "hosts.txt").write_text("".join(f"{hosts[r // ranks_per_node]}\n" for r in range(ranks)))
     sends = RENDEZVOUS if ranks > EAGER_RANKS else ()
     command = [smpirun(), "-np", str(ranks), "-platform", "platform.xml", "-hostfile", "hosts.txt",
-               "-replay", "traces.txt", *EXACT, *SHARED, *sends, "--cfg=smpi/display-timing:yes",
-               "--log=root.thres:warning", "--log=smpi_utils.thres:info"]
+               "-replay", "traces.txt", *EXACT, *SHARED, *sends, *(TRACED if traced else ()),
+               "--cfg=smpi/display-timing:yes", "--log=root.thres:warning", "--log=smpi_utils.thres:info"]
     # smpirun is a script that starts the simulator as its child: past the timeout the whole group is killed, or
     # the simulator would run on, orphaned
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=workdir,

@@ -84,10 +84,15 @@ def refresh() -> None:
     rows = []
     for cores, name, split, plan in _splits(CORES):
         with tempfile.TemporaryDirectory() as tmp:
-            done = point.simulate(plan, costs, merlin, split, Path(tmp))
-        first = plan.ranks_plan[0].work
+            done = point.simulate(plan, costs, merlin, split, Path(tmp), per_rank=True)
+        first, ranks = plan.ranks_plan[0].work, done.ranks
+        assert ranks is not None, "every point here is below point.TRACED_RANKS"
+        # a flat profile's share (ITAC's, Table 5.1): the ranks' time inside the calls over their time in all
+        inside = {kind: sum(seconds) / sum(ranks.elapsed) for kind, seconds in
+                  (("allreduce", ranks.collective), ("p2p", ranks.p2p))}
         rows.append({"cores": cores, "split": name, "seconds_per_step": done.seconds / STEPS,
                      "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds,
+                     "allreduce_inside_share": inside["allreduce"], "p2p_inside_share": inside["p2p"],
                      "pairs_over_atoms": first["pair_atoms"] / first["atoms"]})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "core_ratio": CORE_RATIO,
@@ -207,6 +212,8 @@ FIGURES = {
     "dlpoly.density_ns": lambda: f"{stored()['serial_s_per_atom_step']['density'] * 1e9:.0f}",
     "dlpoly.core_ratio": lambda: f"{stored()['core_ratio']:g}",
     "dlpoly.allreduce_share_32": lambda: f"{_row(32, 'pure-mpi')['allreduce_share'] * 100:.1f}%",
+    "dlpoly.allreduce_inside_32": lambda: f"{_row(32, 'pure-mpi')['allreduce_inside_share'] * 100:.1f}%",
+    "dlpoly.p2p_inside_32": lambda: f"{_row(32, 'pure-mpi')['p2p_inside_share'] * 100:.1f}%",
     "dlpoly.pairs_pure_512": lambda: f"{_row(512, 'pure-mpi')['pairs_over_atoms'] - 1:.2f}",
     "dlpoly.pairs_h1_512": lambda: f"{_row(512, 'hybrid-1')['pairs_over_atoms'] - 1:.2f}",
     "dlpoly.pairs_pure_32": lambda: f"{_row(32, 'pure-mpi')['pairs_over_atoms'] - 1:.2f}",

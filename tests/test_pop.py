@@ -162,6 +162,10 @@ def test_the_explanation_names_the_leaf_factor_that_differs_most():
     assert explanation(table, verdict, "cores") == ("hybrid-1 wins at 2 cores: its MPI communication efficiency is "
                                                     "0.97 against 0.88 for pure-mpi; its OpenMP serialization costs "
                                                     "2%.")
+    # equal at 2 digits: 3 are given
+    table[1].values |= {"mpi_communication_efficiency": estimate(0.968), "mpi_load_balance_in": estimate(0.99)}
+    assert explanation(table, verdict, "cores").startswith("hybrid-1 wins at 2 cores: its MPI communication "
+                                                           "efficiency is 0.970 against 0.968 for pure-mpi")
     # BT-MZ on 16 cores: 4x4 led 2x8 while every MPI factor favoured 2x8; its OpenMP factors were not measured
     table[1].values = {"mpi_communication_efficiency": estimate(0.99), "mpi_load_balance_in": estimate(0.995),
                        "openmp_serialization_efficiency": estimate(1.0)}
@@ -171,6 +175,12 @@ def test_the_explanation_names_the_leaf_factor_that_differs_most():
         "hybrid-1 wins at 2 cores, though every factor measured for both favours pure-mpi (MPI communication "
         "efficiency 0.97 against 0.99): its lead lies in what was not measured; not measured: OpenMP load "
         "balance, OpenMP scheduling efficiency — no OMPT.")
+    # what the runner-up alone lacks may hide its loss too (a simulated hybrid's threads): said for it
+    del table[1].values["openmp_serialization_efficiency"]
+    table[1].why["openmp_serialization_efficiency"] = table[1].why["openmp_load_balance"] = "a simulated run"
+    assert explanation(table, verdict, "cores").endswith(
+        "not measured: OpenMP load balance, OpenMP scheduling efficiency — no OMPT; not measured for pure-mpi: "
+        "OpenMP serialization efficiency — a simulated run.")
     table[1].values = {}
     assert "no POP factor is known for both" in explanation(table, verdict, "cores")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hybridperf.analysis import pop
@@ -144,6 +145,16 @@ def _point(table: list[PointFactors], candidate: str, scale: int) -> PointFactor
     return next((f for f in table if f.scale == scale and names & set(f.configuration.split(" = "))), None)
 
 
+def _not_measured(point: PointFactors, whose: str, names: Sequence[str]) -> str:
+    """'; not measured<whose>: OpenMP load balance, ... — <the commonest reason>', or '' where it lacks none of
+    `names`."""
+    unknown = [n for n in names if point.values.get(n) is None and n in point.why]
+    if not unknown:
+        return ""
+    reason = Counter(point.why[n] for n in unknown).most_common(1)[0][0]
+    return f"; not measured{whose}: {', '.join(pop.NAMES[n] for n in unknown)} — {reason}"
+
+
 def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
     """'hybrid-1 wins at 2 cores: its MPI communication efficiency is 0.97 against 0.88 for pure-mpi.' — of the
     factors both carry, the one most in favour of the winner (or the leader, or the preferred of a tie) over the
@@ -165,13 +176,14 @@ def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
     gain, name, mine, theirs = max(both)
     if gain <= 0:
         _, name, mine, theirs = min(both)
-        unknown = [n for n in EXPLAINING if first.values.get(n) is None and n in first.why]
-        reasons = Counter(first.why[n] for n in unknown)
-        missing = f"; not measured: {', '.join(pop.NAMES[n] for n in unknown)}" if unknown else ""
-        reason = f" — {reasons.most_common(1)[0][0]}" if reasons else ""
+        # where the lead may lie: what the winner lacks, and what the runner-up alone lacks (a simulated hybrid's
+        # threads, beside pure MPI's known ones)
+        missing = _not_measured(first, "", EXPLAINING) + _not_measured(
+            second, f" for {other}", [n for n in EXPLAINING if first.values.get(n) is not None])
         return (f"{where}, though every factor measured for both favours {other} ({pop.NAMES[name]} {mine:.2f} "
-                f"against {theirs:.2f}): its lead lies in what was not measured{missing}{reason}.")
-    text = f"{where}: its {pop.NAMES[name]} is {mine:.2f} against {theirs:.2f} for {other}"
+                f"against {theirs:.2f}): its lead lies in what was not measured{missing}.")
+    digits = 2 if f"{mine:.2f}" != f"{theirs:.2f}" else 3  # never "0.95 against 0.95"
+    text = f"{where}: its {pop.NAMES[name]} is {mine:.{digits}f} against {theirs:.{digits}f} for {other}"
     serial = first.values.get("openmp_serialization_efficiency")
     if name != "openmp_serialization_efficiency" and serial and serial.median < 0.995:
         text += f"; its OpenMP serialization costs {100 * (1 - serial.median):.0f}%"

@@ -2,11 +2,12 @@
 a PMPI profiler of the run would have measured, waiting for late peers included.
 
 SMPI's replay puts each action it replays in a state of its rank's container: `smpi_replay_run_init` and
-`smpi_replay_run_finalize` around the run, `action_<collective>` for a collective (`action_allreduce`), and every
-point-to-point action (send, isend, irecv, wait, waitall, sendRecv) under its class's method name (`kernel` in
-SimGrid 3.32). Computation is not a state (tracing/smpi/computing is left off). So per rank: elapsed is from the end
-of init to the start of finalize (the rank's loop, as the kernels time it), collective the time in `action_*`
-states, point-to-point the time in the others. Pure."""
+`smpi_replay_run_finalize` around the run, every point-to-point action (send, isend, irecv, wait, waitall,
+sendRecv) under its class's method name, `kernel` in SimGrid 3.32, and each collective under a name of its own
+(`action_allreduce`, `action_bcast`, `gather`, `allgather`, ...). A barrier is traced as `kernel` too, so it counts
+as point-to-point here: the kernels' plans make none. Computation is not a state (tracing/smpi/computing is left
+off). So per rank: elapsed is from the end of init to the start of finalize (the rank's loop, as the kernels time
+it), point-to-point the time in `kernel` states, collective the time in the others. Pure."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 INIT, FINALIZE = "smpi_replay_run_init", "smpi_replay_run_finalize"
-COLLECTIVE_PREFIX = "action_"
+POINT_TO_POINT = "kernel"
 # Paje event codes of the header SMPI writes (its %EventDef lines)
 DEFINE_VALUE, CREATE_CONTAINER, PUSH, POP = "5", "6", "12", "13"
 RANK = re.compile(r'"?rank-(\d+)"?')
@@ -69,10 +70,10 @@ def mpi_times(lines: Iterable[str]) -> MpiTimes:
             seconds = float(fields[1]) - began
             if name == INIT:
                 start[rank] = float(fields[1])
-            elif name.startswith(COLLECTIVE_PREFIX):
-                collective[rank] = collective.get(rank, 0.0) + seconds
-            elif name != FINALIZE:
+            elif name == POINT_TO_POINT:
                 p2p[rank] = p2p.get(rank, 0.0) + seconds
+            elif name != FINALIZE:
+                collective[rank] = collective.get(rank, 0.0) + seconds
     ranks = sorted(rank_of.values())
     if not ranks or ranks != list(range(len(ranks))) or set(end) != set(ranks) or set(start) != set(ranks):
         raise TraceUnreadable("the Paje trace has no complete run of ranks 0 ... N-1 (init and finalize each)")

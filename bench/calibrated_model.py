@@ -4,8 +4,10 @@
 Each round runs, in an order drawn from the run's seed: the calibration — hybridperf-mixbench's ping-pong
 (2 ranks), hybridperf-ompbench's PARALLEL FOR (all cores as threads), STREAM at 1 and all threads — and,
 for MD (the standard benchmark at 32,000 and 131,072 atoms) and SPMV (n = 20 and 40; serial, mpi and
-hybrid modes), the serial run and every split of the node's cores. Each round's calibration and serial
-run give the model's prediction of every split (models.calibrate: no run of the split is used), so the
+hybrid modes), the serial run, the serial run as one copy per core at once (`hybridperf run --copies`: the
+node's efficiency; run files from before 2026-11-27 have none, and their model has md's at 1 and spmv's from
+STREAM) and every split of the node's cores. Each round's calibration, serial run and copies give the model's
+prediction of every split (models.calibrate: no run of the split is used), so the
 predictions vary with the calibration's noise as the measurements do with theirs. Judged per split
 (bench/references.yaml): the median prediction over the median measurement within ±15%, by its 90%
 bootstrap interval; and per case whether the predicted winner is the faster split or tied with it: the
@@ -40,7 +42,7 @@ CASES = {
     "spmv n=40": ("spmv", ["-n", "40"], {"serial": ["--mode", "serial"], "mpi": ["--mode", "mpi"], "hybrid": ["--mode", "hybrid"]}),
 }
 # What the model reads of each profile (models.calibrate), so that a run file can be judged again.
-KEPT = {"kernel": None, "figures_of_merit": None, "params": None, "run": ("ranks", "threads_per_rank"),
+KEPT = {"kernel": None, "figures_of_merit": None, "params": None, "run": ("ranks", "threads_per_rank", "copy"),
         "md": ("atoms", "steps_done", "ghost_cut"), "spmv": ("n", "calls", "rows_per_node"),
         "mixbench": ("hockney",), "stream": ("bandwidth_GBps",)}
 
@@ -66,6 +68,15 @@ def run(kernel: str, ranks: int, threads: int, args: list[str], work: Path) -> d
     return trim(out.profile)
 
 
+def run_copies(kernel: str, copies: int, args: list[str], work: Path) -> list[dict]:
+    """The serial run as `copies` copies at once, each on its own core."""
+    launches = runner.prepare_copies(kernel, local_machine(), copies, args, work / f"{kernel}.json")
+    outcomes = runner.execute_copies(launches, timeout=1800)
+    if any(o.profile is None or o.returncode for o in outcomes):
+        sys.exit(f"{kernel} as {copies} copies failed: " + " | ".join(o.stderr[-400:] for o in outcomes))
+    return [trim(o.profile) for o in outcomes if o.profile is not None]
+
+
 def figure(profile: dict, name: str) -> float:
     return next(f["value"] for f in profile["figures_of_merit"] if f["name"] == name)
 
@@ -88,7 +99,10 @@ def predictions(runs: list[dict], case: str) -> dict[tuple[int, int], list[float
         for k in range(len(s[f"{case} 1x1"])):
             cal = calibrate.calibration(s["mixbench"][k], s["ompbench"][k],
                                         [s[key][k] for key in s if key.startswith("stream ")])
-            for split, seconds in calibrate.predict_splits(s[f"{case} 1x1"][k], cal, s["cores"][0]).items():
+            serial = s[f"{case} 1x1"][k]
+            copies = calibrate.copies_efficiency([serial], s[f"{case} copies"][k], serial) \
+                if f"{case} copies" in s else calibrate.Copies({})
+            for split, seconds in calibrate.predict_splits(serial, cal, s["cores"][0], copies).items():
                 out.setdefault((split.ranks, split.threads), []).append(seconds)
     return out
 
@@ -126,6 +140,7 @@ def main() -> None:
         cases |= {f"stream {t}": (lambda t=t: run("stream", 1, t, ["-s", "40", "-t", "5"], work))
                   for t in sorted({1, cores})}
         for name, (kernel, base, modes) in CASES.items():
+            cases[f"{name} copies"] = (lambda k=kernel, a=base + mode_args(modes, 1, 1): run_copies(k, cores, a, work))
             for ranks, threads in [(1, 1)] + splits(cores):
                 cases[f"{name} {ranks}x{threads}"] = (lambda k=kernel, r=ranks, t=threads, a=base + mode_args(modes, ranks, threads):
                                                       run(k, r, t, a, work))

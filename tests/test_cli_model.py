@@ -136,6 +136,26 @@ def test_recommend_on_this_machine_uses_the_calibration_and_the_serial_run(calib
     assert "measured: the serial run's loop time" in given["work (serial seconds)"]["source"]
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="copies at once need 2 cores")
+def test_copies_at_once_price_the_nodes_efficiency_and_stay_apart_from_the_serial_run(calibration_dir, tmp_path):
+    """`hybridperf run --copies 2`: two profiles marked copy k of 2, each bound to a CPU of its own; in a
+    calibration they price the node's efficiency (its source says so) and are not serial runs of the problem."""
+    d = tmp_path / "cal"
+    shutil.copytree(calibration_dir, d)
+    out = cli("run", "md", "-s", 8, "--steps", 20, "--copies", 2, "--results", d)
+    assert out.returncode == 0, out.stderr
+    made = [json.loads(p.read_text()) for p in sorted((d / "runs").glob("md-*-copy*.json"))]
+    assert [m["run"]["copy"] for m in made] == [{"index": 0, "of": 2}, {"index": 1, "of": 2}]
+    assert len({m["run"]["affinity"][0]["threads"][0]["cpu"] for m in made}) == 2
+    doc = recommended("--calibration", d)
+    assert "node efficiency measured: the serial run alone over copies of it at once, 2 cores" in doc["about"]
+    assert "1 run, spread not measured" in inputs_of(doc)["work (serial seconds)"]["source"]
+    for bad, says in ((("--ranks", 2), "leave out --ranks"), (("--copies", 9), "--copies must be 2 to"),
+                      (("--profile", tmp_path / "p.json"), "leave out --profile")):
+        refused = cli("run", "md", "-s", 8, "--copies", 2, *bad, "--results", tmp_path / "bad")
+        assert refused.returncode != 0 and says in refused.stderr and not (tmp_path / "bad").exists()
+
+
 def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_dir):
     serial = next(json.loads(p.read_text()) for p in (calibration_dir / "runs").glob("md-*.json"))
     base = calibrate.problem_from(serial)

@@ -63,6 +63,30 @@ def test_other_figures_out_of_bounds_are_clamped_with_a_warning():
     assert machine.node_efficiency(2) == 1.0
 
 
+def copy(k, of, loop_time, params=None):
+    made = profile(1, 1, loop_time, f"copy{k}.json", params, loop_time)
+    made["run"]["copy"] = {"index": k, "of": of}
+    return made
+
+
+def test_copies_at_once_give_the_nodes_efficiency_and_it_prices_every_split():
+    """Two serial runs of 3.0 and 3.2 s alone, two copies at once of 3.3 and 3.5 s: n(2) = 3.1 / 3.4, for md too
+    (whose node efficiency is 1 without copies); copies of another problem count for nothing; a copy faster than
+    the run alone is clamped to 1, naming the run."""
+    serial = [profile(1, 1, 3.0, "s0.json", loop_time=3.0), profile(1, 1, 3.2, "s1.json", loop_time=3.2)]
+    together = [copy(0, 2, 3.3), copy(1, 2, 3.5), copy(0, 2, 9.0, {"size": 12, "steps": 20})]
+    copies = calibrate.copies_efficiency(serial, together, serial[-1])
+    assert copies.efficiency == {2: pytest.approx(3.1 / 3.4)} and not copies.warnings
+    assert "2 cores 0.912" in copies.source
+    cal = calibrate.calibration(None, None, [])
+    assert calibrate.this_machine(cal, 2, bandwidth_bound=False).node_efficiency(2) == 1.0
+    machine = calibrate.this_machine(cal, 2, bandwidth_bound=False, copies=copies)
+    assert machine.node_efficiency(2) == pytest.approx(3.1 / 3.4) and copies.source in machine.source
+    slowed = calibrate.copies_efficiency(serial, [copy(0, 2, 2.0), copy(1, 2, 2.0)], serial[-1])
+    assert slowed.efficiency == {2: 1.0} and "copy0.json" in slowed.warnings[0]
+    assert calibrate.copies_efficiency(serial, [], serial[-1]).efficiency == {}
+
+
 def test_the_work_is_the_serial_runs_median_and_their_spread_its_error():
     serial = {"kernel": "spmv", "params": {"n": 20}, "figures_of_merit": [{"name": "loop_time", "value": 3.0}],
               "run": {"ranks": 1, "threads_per_rank": 1}, "spmv": {"n": 20, "calls": 10, "rows_per_node": 8000}}

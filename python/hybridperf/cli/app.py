@@ -27,7 +27,8 @@ from hybridperf.cli.recommend import recommend_command
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
 from hybridperf.launch import kernels, machine
 from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
-from hybridperf.launch.runner import default_profile_path, execute, prepare, RunOutcome
+from hybridperf.launch.runner import (default_profile_path, execute, execute_copies, prepare, prepare_copies,
+                                      RunOutcome)
 from hybridperf.profile import figure
 from hybridperf.report import terminal as summary
 from hybridperf.study.spec import duration, fraction
@@ -114,6 +115,9 @@ def run(
     results: Annotated[Path, typer.Option(help="Directory that keeps the profile.")] = Path("results"),
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the command and environment; run nothing.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the kernel's own output as it runs.")] = False,
+    copies: Annotated[int, typer.Option(
+        help="Run this many copies of the 1 rank x 1 thread run at once, each bound to its own core, and keep each "
+             "profile: the node's speed with every core busy, which the calibrated model reads (docs/models.md).")] = 1,
 ) -> None:
     """Run one kernel with RANKS x THREADS, show its summary and keep its profile."""
     try:
@@ -121,15 +125,27 @@ def run(
             raise LaunchError(f"--ranks {ranks} must be a positive multiple of --nodes {nodes}")
         if launcher is not None and launcher not in FLAVORS:
             raise LaunchError(f"--launcher must be one of {', '.join(FLAVORS)}, got '{launcher}'")
-        cores = machine.local_machine().cores
-        config = Configuration(nodes, ranks // nodes, threads, cores, oversubscribe=True)
+        node = machine.local_machine()
+        config = Configuration(nodes, ranks // nodes, threads, node.cores, oversubscribe=True)
         path = default_profile_path(results, kernel, config)
         kernel_args = list(ctx.args)
         if "--profile" in kernel_args:
+            if copies > 1:
+                raise LaunchError("--copies writes one profile per copy into --results: leave out --profile")
             path = Path(kernel_args[kernel_args.index("--profile") + 1])
-        launch = prepare(kernel, config, kernel_args, path, flavor=launcher, hostfile=hostfile)  # type: ignore[arg-type]
+        if copies > 1:
+            if (nodes, ranks, threads) != (1, 1, 1):
+                raise LaunchError("--copies runs copies of the 1 rank x 1 thread run: leave out --ranks, --threads "
+                                  "and --nodes")
+            launches = prepare_copies(kernel, node, copies, kernel_args, path, flavor=launcher)  # type: ignore[arg-type]
+            launch = launches[0][0]
+        else:
+            launch = prepare(kernel, config, kernel_args, path, flavor=launcher, hostfile=hostfile)  # type: ignore[arg-type]
     except USER_ERRORS as err:
         user_error(err)
+    if copies > 1 and not dry_run:
+        _run_copies(kernel, launches)
+        return
     for w in launch.warnings:
         errors.print(f"[yellow]warning:[/yellow] {w}")
     if dry_run:
@@ -141,7 +157,7 @@ def run(
                     raise kernels.KernelRefused(refusal)
         except kernels.KernelRefused as err:
             fail(f"hybridperf-{kernel} would refuse this run: {err}")
-        print(launch.shell())
+        print("\n".join(line.shell() for line, _ in launches) if copies > 1 else launch.shell())
         return
     if verbose:
         console.print(launch.shell(), markup=False, highlight=False)
@@ -150,14 +166,29 @@ def run(
         with console.status(f"running {kernel}: {ranks} rank(s) x {threads} thread(s)"):
             outcome = execute(launch, path)
     if outcome.profile is None:
-        errors.print(failure.reason(outcome.stderr) or "(its error output was only the launcher's boilerplate)",
-                     markup=False, highlight=False)
-        fail(f"the run failed (exit status {outcome.returncode}) and wrote no profile", outcome.returncode or 1)
-    warnings = affinity.placement_warnings(outcome.profile["run"], cores)
+        _failed(outcome, "the run")
+    warnings = affinity.placement_warnings(outcome.profile["run"], node.cores)
     summary.show(outcome.profile, console, warnings)
     console.print(f"profile: {outcome.profile_path}")
     if outcome.returncode:
         raise typer.Exit(outcome.returncode)
+
+
+def _run_copies(kernel: str, launches: list) -> None:
+    """The copies at once; each one's loop time, and where its profile is kept."""
+    with console.status(f"running {kernel}: {len(launches)} copies of 1 rank x 1 thread at once"):
+        outcomes = execute_copies(launches)
+    for k, outcome in enumerate(outcomes):
+        if outcome.profile is None:
+            _failed(outcome, f"copy {k}")
+        console.print(f"copy {k}: loop {figure(outcome.profile, 'loop_time'):.4g} s, profile: {outcome.profile_path}")
+
+
+def _failed(outcome: RunOutcome, what: str) -> None:
+    """Why a run wrote no profile, then exit."""
+    errors.print(failure.reason(outcome.stderr) or "(its error output was only the launcher's boilerplate)",
+                 markup=False, highlight=False)
+    fail(f"{what} failed (exit status {outcome.returncode}) and wrote no profile", outcome.returncode or 1)
 
 
 @app.command(

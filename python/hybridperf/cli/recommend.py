@@ -190,8 +190,10 @@ def _calibration(directory: Path) -> Calibration:
         fail(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for the "
              "calibration runs")
     profiles.sort(key=lambda p: p["run"].get("start_time", ""))
+    copies = [p for p in profiles if "copy" in p["run"]]  # they price the node's efficiency, nothing else
+    profiles = [p for p in profiles if "copy" not in p["run"]]
     if not (directory / "results.db").exists():
-        return Calibration(profiles, [], [])
+        return Calibration(profiles, [], [], copies)
     with open_store(directory) as store:
         names, runs = store.studies(), store.runs()
-    return Calibration(profiles, [(name, stored(directory, name).sections()) for name in names], runs)
+    return Calibration(profiles, [(name, stored(directory, name).sections()) for name in names], runs, copies)

@@ -7,18 +7,23 @@ behind (the kernel writes its profile atomically, and only at the end).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hybridperf import profile
+from hybridperf.files import write_atomic
 from hybridperf.launch import kernels
 from hybridperf.launch.busy import BusyThreads
-from hybridperf.launch.lines import build_launch, Configuration, Flavor, Launch
+from hybridperf.launch.lines import build_launch, Configuration, Flavor, Launch, LaunchError
+from hybridperf.launch.machine import Machine
+from hybridperf.launch.placement import Binding
 
 
 @dataclass
@@ -110,6 +115,35 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
     loaded = profile.load(profile_path) if profile_path.exists() and not timed_out else None
     return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out,
                       time.monotonic() - started, output)
+
+
+def prepare_copies(kernel: str, machine: Machine, copies: int, kernel_args: list[str], profile_path: Path,
+                   flavor: Flavor | None = None) -> list[tuple[Launch, Path]]:
+    """`copies` launches of the kernel's 1 rank x 1 thread run on this node, copy k bound to its k-th core (hwloc's
+    logical order), each with its own profile (profile_path's name with -copyK)."""
+    if flavor == "slurm":
+        raise LaunchError("--copies runs on this node, through mpirun or mpiexec: not with --launcher slurm")
+    if not 2 <= copies <= len(machine.sites):
+        raise LaunchError(f"--copies must be 2 to the node's {len(machine.sites) or '(unknown: install hwloc)'} "
+                          f"cores, got {copies}")
+    out = []
+    for k, site in enumerate(machine.sites[:copies]):
+        path = profile_path.with_name(f"{profile_path.stem}-copy{k}{profile_path.suffix}")
+        config = Configuration(1, 1, 1, machine.cores, binding=Binding("copies", ((site,),)))
+        out.append((prepare(kernel, config, kernel_args, path, flavor), path))
+    return out
+
+
+def execute_copies(launches: list[tuple[Launch, Path]], timeout: float | None = None) -> list[RunOutcome]:
+    """Runs the launches all at once (copies of one run, each bound to its own core: the node's throughput with
+    every core busy) and marks each profile written as copy k of n (`run.copy`)."""
+    with ThreadPoolExecutor(max_workers=len(launches)) as pool:
+        outcomes = list(pool.map(lambda launch: execute(*launch, timeout=timeout), launches))
+    for k, outcome in enumerate(outcomes):
+        if outcome.profile is not None and outcome.profile_path is not None:
+            outcome.profile["run"]["copy"] = {"index": k, "of": len(launches)}
+            write_atomic(outcome.profile_path, json.dumps(outcome.profile, indent=1))
+    return outcomes
 
 
 def _stop(proc: subprocess.Popen) -> None:

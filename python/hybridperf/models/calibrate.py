@@ -11,8 +11,11 @@ microbenchmarks, with no hybrid run.
 - fork/join: hybridperf-ompbench's PARALLEL FOR overhead at the threads it measured, scaled with log2 of
   the thread count for others (tree barriers), times the kernel's threaded loops (models.split: md 15 per
   step, spmv 2 per call — pack and product);
-- node efficiency: for a bandwidth-bound kernel (spmv) STREAM triad with c threads over c times triad
-  with one (cores that share the memory system share its bandwidth, ranks or threads alike); 1 for md;
+- node efficiency n(c): where the calibration ran the serial run's problem as c copies at once, each on its own
+  core (`hybridperf run KERNEL --copies c`), the serial run's loop time over the copies' (the kernel's own speed
+  per core with c cores busy: shared caches, memory bandwidth, clocks); else, for a bandwidth-bound kernel (spmv),
+  STREAM triad with c threads over c times triad with one (cores that share the memory system share its
+  bandwidth, ranks or threads alike), and 1 for md;
 - multithreading efficiency e_mt(T): the median computation time (the profile's `region_groups`) of the T-rank
   runs over that of the T-thread runs of the same problem, where the directory holds both.
 What no profile gives falls back to a default that the Cluster marks assumed.
@@ -129,14 +132,53 @@ def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None
                        tuple(warnings))
 
 
-def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool) -> Cluster:
+@dataclass(frozen=True)
+class Copies:
+    """n(c) measured by copies of the serial run's problem: per c, the serial runs' median loop time over the
+    copies' median; how it was got; the values clamped to 1, with the runs named."""
+
+    efficiency: dict[int, float]
+    source: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def copies_efficiency(profiles: list[dict[str, Any]], copies: list[dict[str, Any]],
+                      serial: dict[str, Any] | None) -> Copies:
+    """n(c) from the copies (`run.copy`: index k of c) of the serial run's problem, against every 1 rank x 1
+    thread run of it alone. A copy faster than the run alone (n > 1: the serial runs were slowed by another job)
+    is taken as 1, with a warning."""
+    if serial is None:
+        return Copies({})
+    alone = serial_work(profiles, serial)
+    by_count: dict[int, list[dict[str, Any]]] = {}
+    for p in copies:
+        if p["kernel"] == serial["kernel"] and problem(p["params"]) == problem(serial["params"]):
+            by_count.setdefault(int(p["run"]["copy"]["of"]), []).append(p)
+    efficiency, described, warnings = {}, [], []
+    for count, runs in sorted(by_count.items()):
+        together = spread([_loop_time(p) for p in runs])
+        n = alone.median / together.median
+        if n > 1:
+            warnings.append(f"{count} copies at once ran faster than the run alone ({together.median:.4g} s against "
+                            f"{alone.median:.4g} s, {run_name(runs[0])}): node efficiency taken as 1")
+            n = 1.0
+        efficiency[count] = n
+        described.append(f"{count} cores {n:.3f} ({together.describe()} of the copies)")
+    source = "node efficiency measured: the serial run alone over copies of it at once, " + ", ".join(described)
+    return Copies(efficiency, source if efficiency else "", tuple(warnings))
+
+
+def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool, copies: Copies = Copies({})) -> Cluster:
     def efficiency(busy: int) -> float:
+        if busy in copies.efficiency:
+            return copies.efficiency[busy]
         if not bandwidth_bound or 1 not in cal.triad or busy not in cal.triad:
             return 1.0
         return cal.triad[busy] / (busy * cal.triad[1])
 
+    source = "; ".join([*cal.sources, *([copies.source] if copies.source else [])]) or "defaults"
     return Cluster("this machine", 1, cores, 1, cal.alpha, cal.beta, cal.alpha, cal.beta, par_overhead=log2_scaled(cal.par_overhead_s, cal.par_threads),
-                   node_efficiency=efficiency, source="; ".join(cal.sources) or "defaults", uncertainty=0.1,
+                   node_efficiency=efficiency, source=source, uncertainty=0.1,
                    beta_pack=cal.beta_pack, assumed=cal.assumed)
 
 
@@ -273,9 +315,10 @@ def thread_efficiency(profiles: list[dict[str, Any]], kernel: str,
                             ", ".join(described), noise, tuple(warnings))
 
 
-def predict_splits(serial: dict[str, Any], cal: Calibration, cores: int) -> dict[Split, float]:
+def predict_splits(serial: dict[str, Any], cal: Calibration, cores: int, copies: Copies = Copies({})) \
+        -> dict[Split, float]:
     """Every split of one node's cores that fills them."""
     problem = problem_from(serial)
-    cluster = this_machine(cal, cores, serial["kernel"] in BANDWIDTH_BOUND)
+    cluster = this_machine(cal, cores, serial["kernel"] in BANDWIDTH_BOUND, copies)
     return {Split(1, r, cores // r): predict(cluster, problem, Split(1, r, cores // r))
             for r in range(1, cores + 1) if cores % r == 0}

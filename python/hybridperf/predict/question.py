@@ -6,7 +6,7 @@ simulated predictor runs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from hybridperf.analysis.sections import Section
@@ -42,11 +42,13 @@ class Question:
 @dataclass(frozen=True)
 class Calibration:
     """What a results directory holds for a question: its ok profiles (oldest first), its studies' sections and
-    every stored run, failed ones included."""
+    every stored run, failed ones included; and apart from the profiles, the runs made as copies at once
+    (`hybridperf run --copies`), which price the node's efficiency only."""
 
     profiles: list[dict]
     studies: list[tuple[str, list[Section]]]
     runs: list[dict]
+    copies: list[dict] = field(default_factory=list)
 
     def latest(self, kernel: str, usable: Callable[[dict], bool] = lambda p: True) -> dict | None:
         found = [p for p in self.profiles if p["kernel"] == kernel and usable(p)]
@@ -129,8 +131,9 @@ def modelled(q: Question, cal: Calibration) -> Posed:
 
         micro = cal.microbenchmarks()
         cores = cal.node_cores() or local_machine().cores  # a calibration made elsewhere prices its own node
-        c = calibrate.this_machine(micro, cores, q.kernel in calibrate.BANDWIDTH_BOUND)
-        counts, warnings = [1], micro.warnings
+        copies = calibrate.copies_efficiency(cal.profiles, cal.copies, serial)
+        c = calibrate.this_machine(micro, cores, q.kernel in calibrate.BANDWIDTH_BOUND, copies)
+        counts, warnings = [1], (*micro.warnings, *copies.warnings)
     elif q.cluster in presets.PRESETS:
         c = presets.PRESETS[q.cluster]
     else:

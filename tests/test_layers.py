@@ -23,7 +23,7 @@ ALLOWED = {
     "models": {"analysis", "shapes", "profile", "cluster", "resources"},
     "report": {"analysis", "models", "shapes", "profile", "files"},
     "store": {"shapes", "profile", "files"},
-    "launch": {"shapes", "profile"},
+    "launch": {"shapes", "profile", "files"},  # runner marks each copy's profile (run --copies), written whole
     "app": {"launch", "shapes", "profile"},
     "study": {"app", "launch", "store", "analysis", "shapes", "profile", "files", "resources", "cluster"},
     # simulate writes the potential tables its seeds' workloads need (validate_dlpoly's Gupta Cu-Au)

@@ -54,5 +54,10 @@ def figure(profile: dict[str, Any], name: str) -> float | None:
     return None
 
 
+def imbalance(maximum: float, average: float) -> float:
+    """A region's or class's imbalance as the schema defines it: max / avg - 1 (0 when avg is 0)."""
+    return maximum / average - 1.0 if average > 0 else 0.0
+
+
 def failed_checks(profile: dict[str, Any]) -> list[str]:
     return [name for name, c in profile.get("checks", {}).items() if not c["pass"]]

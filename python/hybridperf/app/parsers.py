@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from hybridperf.profile import imbalance
+
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
@@ -49,7 +51,7 @@ RegionReader = Callable[[str], Regions]
 
 def region(minimum: float, average: float, maximum: float, calls: int = 1) -> dict:
     stat = {"min": minimum, "min_rank": 0, "avg": average, "max": maximum, "max_rank": 0}
-    return {"calls": calls, "time": stat, "imbalance": maximum / average - 1.0 if average > 0 else 0.0}
+    return {"calls": calls, "time": stat, "imbalance": imbalance(maximum, average)}
 
 
 TIMES = ("min", "avg", "max", "value")  # a region rule's groups that hold seconds

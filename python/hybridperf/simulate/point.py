@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from hybridperf import cluster
+from hybridperf.profile import imbalance
 from hybridperf.shapes import Placement
 from hybridperf.simulate import paje, traces
 from hybridperf.simulate.compute import compute_seconds, ComputeModel
@@ -55,8 +56,7 @@ def replays(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: P
 
     def run(omitted: frozenset[str]) -> float:
         texts = traces.RankTraces(plan, model, split, omitted, spec.interface())
-        extra = {"traced": True} if traced and not omitted else {}
-        return replayer(texts, spec, split.ranks_per_node, workdir / distinct[omitted], **extra)
+        return replayer(texts, spec, split.ranks_per_node, workdir / distinct[omitted], traced=traced and not omitted)
 
     with ThreadPoolExecutor(max_workers=min(len(distinct), os.cpu_count() or 1)) as pool:
         replayed = dict(zip(distinct, pool.map(run, distinct)))
@@ -94,7 +94,7 @@ def _comm_class(calls: list[int], messages: list[int], sent: list[int], seconds:
     """A class of calls: the plan's counts, and its seconds per rank."""
     time_ = spread(list(seconds))
     return {"calls": sum(calls), "messages": sum(messages), "bytes": sum(sent), "time": time_,
-            "imbalance": time_["max"] / time_["avg"] - 1 if time_["avg"] > 0 else 0.0,
+            "imbalance": imbalance(time_["max"], time_["avg"]),
             "bytes_per_rank": spread([float(b) for b in sent]),
             "messages_per_rank": spread([float(c) for c in messages]), "size_histogram": []}
 

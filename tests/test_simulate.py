@@ -21,7 +21,7 @@ from hybridperf import cluster, profile
 from hybridperf.launch import kernels
 from hybridperf.models import published
 from hybridperf.models.split import Split, ThreadEfficiency
-from hybridperf.simulate import outcome, point, rules, spmv_costs, study as simulation, traces
+from hybridperf.simulate import outcome, paje, point, rules, spmv_costs, study as simulation, traces
 from hybridperf.simulate import validate as validation, validate_spmv
 from hybridperf.simulate.compute import compute_seconds, Threads
 from hybridperf.simulate.md_costs import MdCosts
@@ -465,13 +465,16 @@ class _FakeMd(validation.Simulator):
     def region(self, name: str, cores: int, configuration: str, workload: validation.Thesis, region: str) -> float:
         return {"halo_pack": 4.0, "force": 1.07, "integrate": 1.2}[region] if configuration == "hybrid-1" else 1.0
 
-    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
-                 workload: validation.Workload | None = None) -> dict[str, float]:
+    def seconds(self, name: str, cores: int, configuration: str, workload: validation.Workload | None = None) -> float:
         hybrid = configuration != "pure-mpi"
-        seconds = 10.0 + (-1 if hybrid else 1) * (cores - 48) / 100 - (0.01 if configuration == "hybrid-2" else 0)
-        p2p, sums = (0.5, 0.1) if hybrid else (1.0, 0.3)
-        times = {"whole": seconds, "no-p2p": seconds - p2p, "no-sums": seconds - sums}
-        return {n: times[n] for n in names}
+        return 10.0 + (-1 if hybrid else 1) * (cores - 48) / 100 - (0.01 if configuration == "hybrid-2" else 0)
+
+    def mpi_times(self, name: str, cores: int, configuration: str, workload: validation.Workload | None = None) \
+            -> paje.MpiTimes:
+        """Two ranks: rank 0 in the messages and sums below, rank 1 twice as long in each."""
+        p2p, sums = (0.5, 0.1) if configuration != "pure-mpi" else (1.0, 0.3)
+        seconds = self.seconds(name, cores, configuration, workload)
+        return paje.MpiTimes((seconds, seconds), (p2p, 2 * p2p), (sums, 2 * sums))
 
 
 class _FakeSpmv(validate_spmv.SpmvSimulator):
@@ -507,10 +510,11 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     # hybrid-2 0.01 s ahead of hybrid-1 everywhere: Merlin's order, not CSEEM64T's
     assert by_name["merlin_hybrid_order"].reproduced and not by_name["cseem64t_infinipath_hybrid_order"].reproduced
     assert by_name["merlin_hybrid_order"].detail[64] == outcome.rounded((10 - 0.16) / (10 - 0.16 - 0.01))
-    # DL_POLY's shares of the step at 32 cores, pure MPI: sums 0.3 s and messages 1 s of 9.84
+    # DL_POLY's shares of the step at 32 cores, pure MPI, over both ranks as ITAC's flat profile (Table 5.1): sums
+    # 0.3 and 0.6 s, messages 1 and 2 s, of 9.84 each; the seeds' timers (movout, sums) are rank 0's alone
     shares = by_name["dlpoly_allreduce_share"], by_name["dlpoly_p2p_share"]
-    assert [o.simulated for o in shares] == [outcome.rounded(0.3 / 9.84), outcome.rounded(1 / 9.84)]
-    assert not any(o.reproduced for o in shares) and shares[1].detail == {"step_s": 9.84, "p2p_s": 1.0}
+    assert [o.simulated for o in shares] == [outcome.rounded(0.45 / 9.84), outcome.rounded(1.5 / 9.84)]
+    assert not any(o.reproduced for o in shares) and shares[1].detail == {"step_s": 9.84, "p2p_s": 1.5}
     # bytes per rank as a cube's faces: 8 ** (2/3) = 4 times pure MPI's with 8 times fewer ranks (hybrid-1)
     data = by_name["md_data_ratio"]
     assert data.simulated[512] == {"hybrid-1": 4.0, "hybrid-2": outcome.rounded(4 ** (2 / 3))}

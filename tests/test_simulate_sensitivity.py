@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from hybridperf import cluster
 from hybridperf.cli import app as cli_app, simulate as cli_simulate
 from hybridperf.predict import outcomes as swept
-from hybridperf.simulate import outcome, validate as validation, validate_spmv
+from hybridperf.simulate import outcome, paje, validate as validation, validate_spmv
 from hybridperf.simulate.outcome import Moved
 
 GIGE = "cseem64t-gige"
@@ -77,14 +77,12 @@ class _Movout(validation.Simulator):
     def packing(self, name: str, cores: int, configuration: str, workload: validation.Thesis) -> float:
         return 0.0
 
-    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
-                 workload: validation.Workload | None = None) -> dict[str, float]:
+    def mpi_times(self, name: str, cores: int, configuration: str, workload: validation.Workload | None = None) \
+            -> paje.MpiTimes:
         m = self.moved
         factor = m.factor if m and (m.what, m.cluster) == ("latency", GIGE) else 1.0
         ratio = 1.902 * self.scale * factor if name == GIGE else 0.427
-        p2p = ratio if configuration == "pure-mpi" else 1.0
-        times = {"whole": 10.0, "no-p2p": 10.0 - p2p, "no-sums": 9.9}
-        return {n: times[n] for n in names}
+        return paje.MpiTimes((10.0,), (ratio if configuration == "pure-mpi" else 1.0,), (0.1,))
 
 
 def _sweeper(scale: float, bisections: int = swept.BISECTIONS) -> swept.Sweeper:

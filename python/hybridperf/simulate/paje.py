@@ -38,6 +38,10 @@ class MpiTimes:
     def mpi(self) -> tuple[float, ...]:
         return tuple(p + c for p, c in zip(self.p2p, self.collective))
 
+    def scaled(self, factor: float) -> "MpiTimes":
+        """Every time times factor (a window of steps standing for a whole run)."""
+        return MpiTimes(*(tuple(factor * t for t in times) for times in (self.elapsed, self.p2p, self.collective)))
+
 
 def mpi_times(lines: Iterable[str]) -> MpiTimes:
     """The ranks' MpiTimes from the trace's lines."""

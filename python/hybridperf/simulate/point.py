@@ -63,6 +63,16 @@ def replays(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: P
     return {name: replayed[omits[name]] for name in names}
 
 
+def traced_times(workdir: Path) -> paje.MpiTimes:
+    """Each rank's times inside MPI calls, from the trace of the whole run's replay (`replays(..., traced=True)`
+    in workdir)."""
+    try:
+        with open(workdir / "whole" / TRACE_FILE) as trace:
+            return paje.mpi_times(trace)
+    except (OSError, paje.TraceUnreadable) as err:
+        raise ReplayFailed(f"SMPI's trace of the replay cannot be read: {err}") from None
+
+
 def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: Placement, workdir: Path,
              replayer: Callable[..., float] = replay, per_rank: bool = False) -> Simulated:
     """The run priced whole and without each kind of communication (up to three replays); with `per_rank`, up to
@@ -72,13 +82,7 @@ def simulate(plan: Plan, model: ComputeModel, spec: cluster.ClusterSpec, split: 
     whole = replayed["whole"]
     seconds = {r.rank: compute_seconds(plan, r, model, split) for r in plan.ranks_plan}
     slowest = max(plan.ranks_plan, key=lambda r: seconds[r.rank])
-    ranks = None
-    if traced:
-        try:
-            with open(workdir / "whole" / TRACE_FILE) as trace:
-                ranks = paje.mpi_times(trace)
-        except (OSError, paje.TraceUnreadable) as err:
-            raise ReplayFailed(f"SMPI's trace of the replay cannot be read: {err}") from None
+    ranks = traced_times(workdir) if traced else None
     return Simulated(whole, seconds[slowest.rank], max(0.0, whole - replayed["no-p2p"]),
                      max(0.0, whole - replayed["no-sums"]), model.regions(plan, slowest, split), ranks)
 

@@ -22,7 +22,7 @@ from hybridperf.launch import kernels
 from hybridperf.models import presets
 from hybridperf.models.split import predict, Split
 from hybridperf.shapes import shape
-from hybridperf.simulate import point, recommend, validate_dlpoly, validate_spmv
+from hybridperf.simulate import paje, point, recommend, validate_dlpoly, validate_spmv
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Moved, Outcome, rounded
 from hybridperf.simulate.plan import parse, Plan, traffic
@@ -79,6 +79,7 @@ class Simulator:
         self.thesis = Thesis(window)  # the workload of a call that names none
         self.plans: dict[tuple[str, int], Plan] = {} if plans is None else plans
         self.results: dict[tuple[Workload, str, int, str], dict[str, float]] = {}
+        self.traced: dict[tuple[Workload, str, int, str], paje.MpiTimes] = {}
 
     def described(self, name: str) -> cluster.ClusterSpec:
         """The description replayed: its OS noise drawn from NOISE_SEED where it declares one, and this simulator's
@@ -107,27 +108,38 @@ class Simulator:
     def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
                  workload: Workload | None = None) -> dict[str, float]:
         """Simulated seconds (the thesis's whole run; a DL_POLY step) of each replay in `names` (point.REPLAYS):
-        only those not replayed before are replayed (a winner needs the whole run alone, a share of time two
-        replays)."""
+        only those not replayed before are replayed. The whole run's replay is traced, for `mpi_times`."""
         workload = workload or self.thesis
-        done = self.results.setdefault((workload, name, cores, configuration), {})
+        key = (workload, name, cores, configuration)
+        done = self.results.setdefault(key, {})
         missing = tuple(n for n in names if n not in done)
         if missing:
             spec, costs, plan, split = self._point(name, cores, configuration, workload)
             self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({split.ranks} ranks x "
                           f"{split.threads} threads)")
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.replays(plan, costs, spec, split, Path(work), missing)
+                raw = point.replays(plan, costs, spec, split, Path(work), missing, traced="whole" in missing)
+                if "whole" in missing:
+                    self.traced[key] = point.traced_times(Path(work)).scaled(workload.per_simulated_second)
             done.update({n: seconds * workload.per_simulated_second for n, seconds in raw.items()})
         return {n: done[n] for n in names}
 
     def seconds(self, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
         return self.replayed(name, cores, configuration, ("whole",), workload)["whole"]
 
-    def adds(self, kind: str, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
-        """What one kind of communication ("p2p", "sums") adds to the run's simulated seconds."""
-        times = self.replayed(name, cores, configuration, ("whole", f"no-{kind}"), workload)
-        return max(0.0, times["whole"] - times[f"no-{kind}"])
+    def mpi_times(self, name: str, cores: int, configuration: str, workload: Workload | None = None) \
+            -> paje.MpiTimes:
+        """Each rank's loop and its seconds inside point-to-point and collective calls over the run (the thesis's
+        whole run; a DL_POLY step), from SMPI's trace of the whole run's replay."""
+        self.seconds(name, cores, configuration, workload)
+        return self.traced[workload or self.thesis, name, cores, configuration]
+
+    def inside(self, kind: str, name: str, cores: int, configuration: str, workload: Workload | None = None) \
+            -> float:
+        """Rank 0's seconds inside one class of calls ("p2p", "sums") over the run, waiting for late peers
+        included: what the seeds' timers measured, MPI_Wtime around each call on rank 0 (seed-spec §A.10, §B.4)."""
+        times = self.mpi_times(name, cores, configuration, workload)
+        return (times.p2p if kind == "p2p" else times.collective)[0]
 
     def packing(self, name: str, cores: int, configuration: str, workload: Thesis) -> float:
         """The run's seconds of halo packing on its busiest rank (the master thread's alone in a hybrid, as the
@@ -219,10 +231,10 @@ def crossover(sim: Simulator, d: Declared) -> Measured:
 
 def _movout(sim: Simulator, name: str, cores: int, configuration: str, size: int) -> dict[str, float]:
     """What the thesis's movout routine times on the problem of `size`: the halo's packing (edgbuf, pack_buffer:
-    the master thread's alone in hybrid-1) and its messages (what they add to the run, waiting included)."""
+    the master thread's alone in hybrid-1) and rank 0's time inside its messages, waiting included."""
     workload = Thesis(sim.thesis.window, size)
     return {"packing": rounded(sim.packing(name, cores, configuration, workload)),
-            "messages": rounded(sim.adds("p2p", name, cores, configuration, workload))}
+            "messages": rounded(sim.inside("p2p", name, cores, configuration, workload))}
 
 
 def movout_ratio(sim: Simulator, d: Declared) -> Measured:
@@ -260,11 +272,11 @@ def region_overhead(sim: Simulator, d: Declared) -> Measured:
 
 
 def collective_ratio(sim: Simulator, d: Declared) -> Measured:
-    """Collective (sum) time of one configuration over another's, per core count, on the problem of `size` (the
-    small simulation where none is given); beside it, the two times."""
+    """Collective (sum) time, rank 0's inside the sums, of one configuration over another's, per core count, on the
+    problem of `size` (the small simulation where none is given); beside it, the two times."""
     p = d.params
     workload = Thesis(sim.thesis.window, int(p.get("size", SIZE)))
-    times = {c: {k: rounded(sim.adds("sums", p["cluster"], c, k, workload)) for k in (p["numerator"], p["denominator"])}
+    times = {c: {k: rounded(sim.inside("sums", p["cluster"], c, k, workload)) for k in (p["numerator"], p["denominator"])}
              for c in p["counts"]}
     return Measured({c: rounded(t[p["numerator"]] / t[p["denominator"]]) for c, t in times.items()}, times)
 
@@ -282,22 +294,24 @@ def dlpoly_crossover(sim: Simulator, d: Declared) -> Measured:
 
 
 def dlpoly_share(sim: Simulator, d: Declared) -> Measured:
-    """What one kind of communication ("sums", "p2p") adds to DL_POLY's step at the outcome's point, as a share of
-    the step, as a flat profile gives a routine's share (Table 5.1); beside it the step's seconds."""
+    """The share of DL_POLY's step spent inside one class of calls ("sums", "p2p") at the outcome's point, as a
+    flat profile gives a routine's (Table 5.1, ITAC): every rank's seconds inside them over every rank's step;
+    beside it the mean step and the mean seconds inside."""
     p = d.params
     workload = validate_dlpoly.Test20(float(p["core_ratio"]))
-    whole = sim.seconds(p["cluster"], p["cores"], p["configuration"], workload)
-    added = sim.adds(p["kind"], p["cluster"], p["cores"], p["configuration"], workload)
-    return Measured(rounded(added / whole), {"step_s": rounded(whole), f"{p['kind']}_s": rounded(added)})
+    times = sim.mpi_times(p["cluster"], p["cores"], p["configuration"], workload)
+    step, inside = sum(times.elapsed), sum(times.p2p if p["kind"] == "p2p" else times.collective)
+    ranks = len(times.elapsed)
+    return Measured(rounded(inside / step), {"step_s": rounded(step / ranks), f"{p['kind']}_s": rounded(inside / ranks)})
 
 
 def dlpoly_collective_crossover(sim: Simulator, d: Declared) -> Measured:
     """DL_POLY's test 20 at the outcome's core ratio: the first count of the sweep from which both hybrids spend
-    less time in collectives (what the sums add to the step, waiting included) than pure MPI at every count (None
-    if none), beside those times per count."""
+    less time in collectives (rank 0's inside them, waiting included) than pure MPI at every count (None if none),
+    beside those times per count."""
     name, counts = d.params["cluster"], tuple(d.params["counts"])
     workload = validate_dlpoly.Test20(float(d.params["core_ratio"]))
-    sums = {c: {k: rounded(sim.adds("sums", name, c, k, workload)) for k in CONFIGURATIONS} for c in counts}
+    sums = {c: {k: rounded(sim.inside("sums", name, c, k, workload)) for k in CONFIGURATIONS} for c in counts}
     wins = [all(sums[c][k] < sums[c]["pure-mpi"] for k in CONFIGURATIONS[1:]) for c in counts]
     return Measured(first_from(counts, wins), sums)
 

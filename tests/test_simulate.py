@@ -560,6 +560,21 @@ FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "cseem64t_gige", "movout_ratio
                 "dlpoly_stella", "dlpoly_test20_data", "spmv_")
 
 
+@needs_smpi
+def test_time_inside_the_calls_is_rank_zeros_and_refused_past_the_traced_limit(monkeypatch):
+    """DL_POLY's step at 32 ranks: rank 0's seconds inside its sums are its own from the trace, no more than its
+    loop; with the traced limit below 32 ranks the replay is not traced, and asking for them says why."""
+    sim = validation.Simulator(1, lambda line: None)
+    workload = validation.validate_dlpoly.Test20(2.5)
+    times = sim.mpi_times("merlin", 32, "pure-mpi", workload)
+    assert len(times.elapsed) == 32 and 0 < times.collective[0] < times.elapsed[0]
+    assert sim.inside("sums", "merlin", 32, "pure-mpi", workload) == times.collective[0]
+    assert sim.inside("p2p", "merlin", 32, "pure-mpi", workload) == times.p2p[0]
+    monkeypatch.setattr(point, "TRACED_RANKS", 16)
+    with pytest.raises(ValueError, match=r"more ranks than a replay is traced for \(16\)"):
+        validation.Simulator(1, lambda line: None).mpi_times("merlin", 32, "pure-mpi", workload)
+
+
 def test_the_validate_parts_cover_every_outcome_once():
     names = [d.name for d in outcome.declared()]
     parts = [n for prefixes in (*VALIDATE_PARTS.values(), FIGURES_ONLY) for n in names if n.startswith(prefixes)]

@@ -117,9 +117,10 @@ class Simulator:
             spec, costs, plan, split = self._point(name, cores, configuration, workload)
             self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({split.ranks} ranks x "
                           f"{split.threads} threads)")
+            traced = "whole" in missing and split.ranks <= point.TRACED_RANKS
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.replays(plan, costs, spec, split, Path(work), missing, traced="whole" in missing)
-                if "whole" in missing:
+                raw = point.replays(plan, costs, spec, split, Path(work), missing, traced=traced)
+                if traced:
                     self.traced[key] = point.traced_times(Path(work)).scaled(workload.per_simulated_second)
             done.update({n: seconds * workload.per_simulated_second for n, seconds in raw.items()})
         return {n: done[n] for n in names}
@@ -130,9 +131,13 @@ class Simulator:
     def mpi_times(self, name: str, cores: int, configuration: str, workload: Workload | None = None) \
             -> paje.MpiTimes:
         """Each rank's loop and its seconds inside point-to-point and collective calls over the run (the thesis's
-        whole run; a DL_POLY step), from SMPI's trace of the whole run's replay."""
+        whole run; a DL_POLY step), from SMPI's trace of the whole run's replay (up to point.TRACED_RANKS ranks)."""
         self.seconds(name, cores, configuration, workload)
-        return self.traced[workload or self.thesis, name, cores, configuration]
+        key = (workload or self.thesis, name, cores, configuration)
+        if key not in self.traced:
+            raise ValueError(f"{configuration} on {cores} cores has more ranks than a replay is traced for "
+                             f"({point.TRACED_RANKS}): no time inside its calls")
+        return self.traced[key]
 
     def inside(self, kind: str, name: str, cores: int, configuration: str, workload: Workload | None = None) \
             -> float:

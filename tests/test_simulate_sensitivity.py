@@ -195,6 +195,21 @@ def test_the_table_shows_the_range_over_which_each_rule_holds(command):
     assert "1 of 1 outcomes reproduced at the nominal inputs, 0 of them across every declared range" in out.stdout
 
 
+@pytest.mark.parametrize("width, sourced", [(100, False), (200, True)])
+def test_the_plain_table_gives_each_source_where_it_fits(command, monkeypatch, width: int, sourced: bool):
+    """A claim's source beneath it only on a wide terminal (beside six columns it would wrap a word a line), else
+    the count says where to find it; no closed-form column where no outcome has that model."""
+    monkeypatch.setattr(cli_simulate, "console", Console(width=width, soft_wrap=True))
+    outcomes = validation.outcomes
+    monkeypatch.setattr(validation, "outcomes",
+                        lambda window, progress, names: outcomes(md=_Movout(1, progress), names=names))
+    out = command("--outcome", "movout_ratio_gige")
+    assert out.exit_code == 0, out.output
+    assert "movout at 96" in out.stdout and "closed-form model" not in out.stdout
+    assert ("thesis Table 4.9" in out.stdout) is sourced
+    assert ("each claim's source: --json, or a terminal 160 columns wide" in out.stdout) is not sourced
+
+
 @pytest.mark.parametrize("args, message", [
     (("--sensitivity", "--outcome", "movout"), "unknown outcome 'movout': the outcomes are merlin_pure_fastest, "),
     (("--grid", "2"), "--grid is how finely --sensitivity sweeps"),

@@ -233,6 +233,9 @@ def _chain(described: cluster.ClusterSpec, cores: tuple[int, ...] | None, sizes:
     console.print(bandwidth)
 
 
+WIDE_TABLE = 160  # columns from which validate's table gives each claim's source beside it
+
+
 def _title(window: int) -> str:
     return (f"The seeds at their scale, simulated (MD: {validation.SIZE}^3 fcc cells, {window} of {validation.STEPS} "
             f"steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls); MD and DL_POLY communication timed "
@@ -245,18 +248,22 @@ def _validate(chosen: list[Declared], as_json: bool, window: int) -> None:
     if as_json:
         print(json.dumps(validation.as_json(found), indent=1))
         return
+    # a claim's source is a paragraph: beside six columns it wraps to a word a line unless the terminal is wide
+    wide, closed_form = console.width >= WIDE_TABLE, any(o.closed_form for o in found)
     table = Table(title=_title(window))
-    for col in ("claim", "published", "simulated", "rule", "held out", "reproduced", "closed-form model"):
+    for col in ("claim", "published", "simulated", "rule", "held out", "reproduced",
+                *(("closed-form model",) if closed_form else ())):
         table.add_column(col)
     for o in found:
-        table.add_row(f"{o.claim}\n[dim]{o.source}[/dim]", figure_text(o.published), figure_text(o.simulated),
-                      rules.describe(o.rule, o.tolerance), "yes" if o.held_out else "no",
-                      "yes" if o.reproduced else "[red]no[/red]", o.closed_form or "-")
+        table.add_row(f"{o.claim}\n[dim]{o.source}[/dim]" if wide else o.claim, figure_text(o.published),
+                      figure_text(o.simulated), rules.describe(o.rule, o.tolerance), "yes" if o.held_out else "no",
+                      "yes" if o.reproduced else "[red]no[/red]", *((o.closed_form or "-",) if closed_form else ()))
     console.print(table)
     reproduced = [o for o in found if o.reproduced]
     console.print(f"{len(reproduced)} of {len(found)} outcomes reproduced, {sum(o.held_out for o in reproduced)} of "
                   f"them held out ({sum(o.held_out for o in found)} of {len(found)} held out); rules and published "
-                  "figures in resources/data/validate-outcomes.yaml, docs/simulation.md explains the misses")
+                  "figures in resources/data/validate-outcomes.yaml, docs/simulation.md explains the misses" +
+                  ("" if wide else f"; each claim's source: --json, or a terminal {WIDE_TABLE} columns wide"))
 
 
 def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, grid: int) -> None:

@@ -78,7 +78,7 @@ class Simulator:
         self.progress, self.moved = progress, moved
         self.thesis = Thesis(window)  # the workload of a call that names none
         self.plans: dict[tuple[str, int], Plan] = {} if plans is None else plans
-        self.results: dict[tuple[Workload, str, int, str], dict[str, float]] = {}
+        self.results: dict[tuple[Workload, str, int, str], float] = {}  # simulated seconds
         self.traced: dict[tuple[Workload, str, int, str], paje.MpiTimes] = {}
 
     def described(self, name: str) -> cluster.ClusterSpec:
@@ -105,28 +105,22 @@ class Simulator:
             self.plans[workload.problem, ranks] = workload.plan(ranks)
         return self.plans[workload.problem, ranks]
 
-    def replayed(self, name: str, cores: int, configuration: str, names: tuple[str, ...],
-                 workload: Workload | None = None) -> dict[str, float]:
-        """Simulated seconds (the thesis's whole run; a DL_POLY step) of each replay in `names` (point.REPLAYS):
-        only those not replayed before are replayed. The whole run's replay is traced, for `mpi_times`."""
+    def seconds(self, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
+        """Simulated seconds of the run (the thesis's whole run; a DL_POLY step), replayed once; the replay is
+        traced up to point.TRACED_RANKS ranks, for `mpi_times`."""
         workload = workload or self.thesis
         key = (workload, name, cores, configuration)
-        done = self.results.setdefault(key, {})
-        missing = tuple(n for n in names if n not in done)
-        if missing:
+        if key not in self.results:
             spec, costs, plan, split = self._point(name, cores, configuration, workload)
             self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({split.ranks} ranks x "
                           f"{split.threads} threads)")
-            traced = "whole" in missing and split.ranks <= point.TRACED_RANKS
+            traced = split.ranks <= point.TRACED_RANKS
             with tempfile.TemporaryDirectory(prefix="hybridperf-validate-") as work:
-                raw = point.replays(plan, costs, spec, split, Path(work), missing, traced=traced)
+                [whole] = point.replays(plan, costs, spec, split, Path(work), ("whole",), traced=traced).values()
                 if traced:
                     self.traced[key] = point.traced_times(Path(work)).scaled(workload.per_simulated_second)
-            done.update({n: seconds * workload.per_simulated_second for n, seconds in raw.items()})
-        return {n: done[n] for n in names}
-
-    def seconds(self, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
-        return self.replayed(name, cores, configuration, ("whole",), workload)["whole"]
+            self.results[key] = whole * workload.per_simulated_second
+        return self.results[key]
 
     def mpi_times(self, name: str, cores: int, configuration: str, workload: Workload | None = None) \
             -> paje.MpiTimes:

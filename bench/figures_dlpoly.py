@@ -87,12 +87,9 @@ def refresh() -> None:
             done = point.simulate(plan, costs, merlin, split, Path(tmp), per_rank=True)
         first, ranks = plan.ranks_plan[0].work, done.ranks
         assert ranks is not None, "every point here is below point.TRACED_RANKS"
-        # a flat profile's share (ITAC's, Table 5.1): the ranks' time inside the calls over their time in all
-        inside = {kind: sum(seconds) / sum(ranks.elapsed) for kind, seconds in
-                  (("allreduce", ranks.collective), ("p2p", ranks.p2p))}
         rows.append({"cores": cores, "split": name, "seconds_per_step": done.seconds / STEPS,
                      "allreduce_share": done.collective / done.seconds, "p2p_share": done.p2p / done.seconds,
-                     "allreduce_inside_share": inside["allreduce"], "p2p_inside_share": inside["p2p"],
+                     "allreduce_inside_share": ranks.share("collective"), "p2p_inside_share": ranks.share("p2p"),
                      "pairs_over_atoms": first["pair_atoms"] / first["atoms"]})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "core_ratio": CORE_RATIO,

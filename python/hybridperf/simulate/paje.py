@@ -38,6 +38,15 @@ class MpiTimes:
     def mpi(self) -> tuple[float, ...]:
         return tuple(p + c for p, c in zip(self.p2p, self.collective))
 
+    def inside(self, kind: str) -> tuple[float, ...]:
+        """Each rank's seconds inside one class of calls: "p2p" or "collective"."""
+        return self.p2p if kind == "p2p" else self.collective
+
+    def share(self, kind: str) -> float:
+        """A flat profile's share of one class of calls (ITAC's, Table 5.1): every rank's seconds inside them over
+        every rank's loop."""
+        return sum(self.inside(kind)) / sum(self.elapsed)
+
     def scaled(self, factor: float) -> "MpiTimes":
         """Every time times factor (a window of steps standing for a whole run)."""
         return MpiTimes(*(tuple(factor * t for t in times) for times in (self.elapsed, self.p2p, self.collective)))

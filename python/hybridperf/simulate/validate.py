@@ -34,6 +34,7 @@ SIZE, STEPS = presets.THESIS_SMALL_SIZE, presets.THESIS_STEPS
 # the same for every configuration and core count, so that they meet the same noise.
 NOISE_SEED = 1
 CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
+CALLS = {"p2p": "p2p", "sums": "collective"}  # an outcome's kind of communication: its class of calls in a trace
 # the compute inputs an outcome may declare assumed (its `inputs`' `moves`), each moved by a factor
 COMPUTE_MOVES: dict[str, Callable[[ComputeModel, float], ComputeModel]] = {
     "compute": Scaled,  # every second of the compute model: a slower or faster core
@@ -137,8 +138,7 @@ class Simulator:
             -> float:
         """Rank 0's seconds inside one class of calls ("p2p", "sums") over the run, waiting for late peers
         included: what the seeds' timers measured, MPI_Wtime around each call on rank 0 (seed-spec §A.10, §B.4)."""
-        times = self.mpi_times(name, cores, configuration, workload)
-        return (times.p2p if kind == "p2p" else times.collective)[0]
+        return self.mpi_times(name, cores, configuration, workload).inside(CALLS[kind])[0]
 
     def packing(self, name: str, cores: int, configuration: str, workload: Thesis) -> float:
         """The run's seconds of halo packing on its busiest rank (the master thread's alone in a hybrid, as the
@@ -299,9 +299,9 @@ def dlpoly_share(sim: Simulator, d: Declared) -> Measured:
     p = d.params
     workload = validate_dlpoly.Test20(float(p["core_ratio"]))
     times = sim.mpi_times(p["cluster"], p["cores"], p["configuration"], workload)
-    step, inside = sum(times.elapsed), sum(times.p2p if p["kind"] == "p2p" else times.collective)
-    ranks = len(times.elapsed)
-    return Measured(rounded(inside / step), {"step_s": rounded(step / ranks), f"{p['kind']}_s": rounded(inside / ranks)})
+    kind, ranks = CALLS[p["kind"]], len(times.elapsed)
+    return Measured(rounded(times.share(kind)), {"step_s": rounded(sum(times.elapsed) / ranks),
+                                                  f"{p['kind']}_s": rounded(sum(times.inside(kind)) / ranks)})
 
 
 def dlpoly_collective_crossover(sim: Simulator, d: Declared) -> Measured:

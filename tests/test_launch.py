@@ -1,8 +1,12 @@
-"""Launch lines are exactly what an expert would type, for each MPI flavour and Slurm."""
+"""Launch lines are exactly what an expert would type, for each MPI flavour and Slurm; copies launched at once do
+not share a session directory."""
+
+from pathlib import Path
 
 import pytest
 
-from hybridperf.launch.lines import build_launch, Configuration, LaunchError
+from hybridperf.launch import runner
+from hybridperf.launch.lines import build_launch, Configuration, Launch, LaunchError
 
 PROGRAM = ["hybridperf-md", "-s", "20"]
 
@@ -79,3 +83,19 @@ def test_impossible_configurations_are_refused(config, flavor, message):
 def test_shell_line_can_be_pasted():
     launch = line(Configuration(1, 1, 2, cores_per_node=2), "openmpi")
     assert launch.shell().startswith("OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=close mpirun -np 1")
+
+
+def test_copies_run_each_with_a_tmpdir_of_its_own(monkeypatch, tmp_path):
+    """Launchers started at one instant must not share a session directory (Open MPI 4 races to create it): each
+    copy's environment has its own existing TMPDIR, and the launch's own variables stay."""
+    seen = []
+
+    def execute(launch, path, timeout=None):
+        seen.append((launch.env["TMPDIR"], Path(launch.env["TMPDIR"]).is_dir(), launch.env["OMP_NUM_THREADS"]))
+        return runner.RunOutcome(0, None, None, "")
+
+    monkeypatch.setattr(runner, "execute", execute)
+    launches = [(Launch(["true"], {"OMP_NUM_THREADS": "1"}), tmp_path / f"copy{k}.json") for k in range(3)]
+    runner.execute_copies(launches)
+    assert len({tmpdir for tmpdir, _, _ in seen}) == 3 and all(exists for _, exists, _ in seen)
+    assert {threads for _, _, threads in seen} == {"1"} and launches[0][0].env == {"OMP_NUM_THREADS": "1"}

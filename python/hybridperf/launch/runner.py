@@ -11,9 +11,10 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,8 +138,15 @@ def prepare_copies(kernel: str, machine: Machine, copies: int, kernel_args: list
 def execute_copies(launches: list[tuple[Launch, Path]], timeout: float | None = None) -> list[RunOutcome]:
     """Runs the launches all at once (copies of one run, each bound to its own core: the node's throughput with
     every core busy) and marks each profile written as copy k of n (`run.copy`)."""
-    with ThreadPoolExecutor(max_workers=len(launches)) as pool:
-        outcomes = list(pool.map(lambda launch: execute(*launch, timeout=timeout), launches))
+    with tempfile.TemporaryDirectory(prefix="hybridperf-copies-") as tmp:
+        # Open MPI 4's launchers started at one instant race to create their session directory under TMPDIR and
+        # one fails ("mkdir ... File exists", open-mpi/ompi#8510): each copy gets a TMPDIR of its own
+        own = []
+        for k, (launch, path) in enumerate(launches):
+            (Path(tmp) / str(k)).mkdir()
+            own.append((replace(launch, env={**launch.env, "TMPDIR": str(Path(tmp) / str(k))}), path))
+        with ThreadPoolExecutor(max_workers=len(own)) as pool:
+            outcomes = list(pool.map(lambda launch: execute(*launch, timeout=timeout), own))
     for k, outcome in enumerate(outcomes):
         if outcome.profile is not None and outcome.profile_path is not None:
             outcome.profile["run"]["copy"] = {"index": k, "of": len(launches)}

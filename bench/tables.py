@@ -106,7 +106,7 @@ def undecided_note(j: Judgement) -> str:
     if rounds is not None:
         tail = f"; ~{rounds} rounds would decide"
     elif j.n is not None:
-        tail = "; the estimate sits on the band's edge: no number of rounds would decide"
+        tail = "; the estimate sits on the band's edge: no number of rounds within reach would decide"
     else:
         tail = ""
     return f"{j.noise_text()}{at}{tail}"

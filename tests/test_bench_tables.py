@@ -147,7 +147,7 @@ def test_an_unbounded_or_exact_figure_says_so():
     assert tables.undecided_note(judge_ratio([1.0], [2.0], Band(0.85, 1.15))) == "interval unbounded at n=1"
     on_edge = judge_interval(1.15, 1.1, 1.2, Band(0.85, 1.15), n=9)
     assert tables.verdict_cell(on_edge) == ("**undecided** (±4.3% at n=9; the estimate sits on the band's edge: "
-                                            "no number of rounds would decide)")
+                                            "no number of rounds within reach would decide)")
     assert tables.undecided_note(judge_value(688.0, Band(high=1024))) == ""
     assert tables.samples(judge_value(688.0, Band(high=1024))) == "exact"
     assert tables.samples(judge_interval(1.0, 0.9, 1.1, Band(), n=3)) == "3"

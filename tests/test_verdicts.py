@@ -137,6 +137,10 @@ def test_runs_to_decide_only_for_an_undecided_bounded_figure_with_n_off_the_edge
     assert judge_ratio([1.0], [2.0], TARGET).runs_to_decide() is None  # unbounded
     assert judge_interval(1.0, 0.7, 1.3, TARGET).runs_to_decide() is None  # n not known
     assert judge_interval(1.2, 1.1, 1.3, TARGET, n=9).runs_to_decide() is None  # on the edge: no n decides
+    # a tenth of the half-width from the edge or nearer: over 100 x n, out of reach (the calibrated model's md -s 20
+    # pick, 0.9796 [0.96, 1.0] against >= 0.98 at n=150, was asked 12.6 million rounds)
+    assert judge_interval(0.9796, 0.9596, 0.9996, Band(low=0.98), n=150).runs_to_decide() is None
+    assert judge_interval(0.9779, 0.9579, 0.9979, Band(low=0.98), n=150).runs_to_decide() == 13_606  # 150 x (0.02/0.0021)^2
     assert judge_interval(1.0, 0.5, 1.5, Band(), n=9).word == "within"  # an open band always holds
 
 

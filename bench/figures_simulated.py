@@ -231,6 +231,11 @@ def collective_ms(name: str, configuration: str) -> str:
     return span((1e3 * t[configuration] for t in outcome(name)["detail"].values()), 2)
 
 
+def collective_ratios(name: str) -> str:
+    """Both hybrids' simulated collective time per DL_POLY step over pure MPI's, over the outcome's counts."""
+    return span((t[k] / t["pure-mpi"] for t in outcome(name)["detail"].values() for k in ("hybrid-1", "hybrid-2")), 2)
+
+
 def merlin_small_leads() -> str:
     """Pure MPI's lead over the runner-up at 1, 2 and 4 nodes, in whole percent, as a range."""
     leads = [100 * a["margin"] for a in output("merlin_small")["answers"] if a["winner"] == "8r×1t"]
@@ -309,6 +314,9 @@ FIGURES = {
                                                           ["simulated"]),
     "simulated.dlpoly_collective_pure_ms": lambda: collective_ms("dlpoly_merlin_test20_collective_crossover",
                                                                  "pure-mpi"),
+    "simulated.dlpoly_stella_collective_crossover": lambda: text(outcome("dlpoly_stella_test20_collective_crossover")
+                                                                 ["simulated"]),
+    "simulated.dlpoly_stella_collective_ratios": lambda: collective_ratios("dlpoly_stella_test20_collective_crossover"),
     "simulated.spmv_shared_memory_gain": lambda: simulated_span("spmv_shared_memory_gain"),
     "simulated.spmv_e_ni_switch_small": lambda: simulated_span("spmv_e_ni_switch", (500, 4000, 13500), digits=1),
     "simulated.spmv_e_ni_switch_large": lambda: simulated_span("spmv_e_ni_switch",

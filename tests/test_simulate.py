@@ -535,6 +535,8 @@ def test_validate_judges_every_declared_outcome_by_its_rule():
     assert set(total.simulated) == {16, 32, 64, 128, 256, 512} and per_process.reproduced and total.reproduced
     collectives = by_name["dlpoly_merlin_test20_collective_crossover"]  # hybrids' sums cheaper from 16: 3 steps early
     assert collectives.simulated == 16 and not collectives.reproduced and collectives.detail[16]["pure-mpi"] == 0.3
+    stella = by_name["dlpoly_stella_test20_collective_crossover"]  # from 16: 2 steps before 64, the count after 32
+    assert stella.simulated == 16 and not stella.reproduced and set(stella.detail) == {16, 32, 64, 128}
     # Table 8's MPI through the switch adapter: 1.25x MPI with shared memory (within 25% of 1.19-1.60 everywhere)
     gain, e_ni_switch = by_name["spmv_shared_memory_gain"], by_name["spmv_e_ni_switch"]
     assert set(gain.simulated.values()) == {1.25} and gain.reproduced

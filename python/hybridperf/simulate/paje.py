@@ -40,7 +40,7 @@ class MpiTimes:
 
     def inside(self, kind: str) -> tuple[float, ...]:
         """Each rank's seconds inside one class of calls: "p2p" or "collective"."""
-        return self.p2p if kind == "p2p" else self.collective
+        return {"p2p": self.p2p, "collective": self.collective}[kind]
 
     def share(self, kind: str) -> float:
         """A flat profile's share of one class of calls (ITAC's, Table 5.1): every rank's seconds inside them over

@@ -106,11 +106,15 @@ class Simulator:
             self.plans[workload.problem, ranks] = workload.plan(ranks)
         return self.plans[workload.problem, ranks]
 
+    def _key(self, name: str, cores: int, configuration: str, workload: Workload | None) \
+            -> tuple[Workload, str, int, str]:
+        return workload or self.thesis, name, cores, configuration
+
     def seconds(self, name: str, cores: int, configuration: str, workload: Workload | None = None) -> float:
         """Simulated seconds of the run (the thesis's whole run; a DL_POLY step), replayed once; the replay is
         traced up to point.TRACED_RANKS ranks, for `mpi_times`."""
-        workload = workload or self.thesis
-        key = (workload, name, cores, configuration)
+        key = self._key(name, cores, configuration, workload)
+        workload = key[0]
         if key not in self.results:
             spec, costs, plan, split = self._point(name, cores, configuration, workload)
             self.progress(f"{spec.name}: {workload.label}{configuration} on {cores} cores ({split.ranks} ranks x "
@@ -128,7 +132,7 @@ class Simulator:
         """Each rank's loop and its seconds inside point-to-point and collective calls over the run (the thesis's
         whole run; a DL_POLY step), from SMPI's trace of the whole run's replay (up to point.TRACED_RANKS ranks)."""
         self.seconds(name, cores, configuration, workload)
-        key = (workload or self.thesis, name, cores, configuration)
+        key = self._key(name, cores, configuration, workload)
         if key not in self.traced:
             raise ValueError(f"{configuration} on {cores} cores has more ranks than a replay is traced for "
                              f"({point.TRACED_RANKS}): no time inside its calls")

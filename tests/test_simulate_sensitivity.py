@@ -28,6 +28,8 @@ def test_an_outcome_sweeps_its_assumed_inputs_and_no_published_one():
                                                                     "intra-node bandwidth", "fork/join")] + [
         "compute per atom-step of a core and packing per ghost atom", "threading losses of force"]
     assert found["spmv_500_total"][-1] == "packing per point, as a nonzero's time" and len(found["spmv_500_total"]) == 4
+    assert found["dlpoly_merlin_test20_crossover"][-1].startswith("packing per 24 bytes of a halo message")
+    assert not any(a.startswith("packing") for a in found["dlpoly_test20_data_total"])  # bytes, not seconds
     for d in outcome.declared():
         moves = validate_spmv.COMPUTE_MOVES if d.measure in validate_spmv.MEASURES else validation.COMPUTE_MOVES
         for i in d.inputs:
@@ -143,6 +145,9 @@ def test_moves_reach_the_description_and_the_compute_model():
     costs = validate_spmv.SpmvSimulator(1, lambda line: None).costs(500)
     assert Moved("pack", 4.0).costs(costs, validate_spmv.COMPUTE_MOVES).pack == pytest.approx(4 * costs.pack)
     assert Moved("latency", 4.0, GIGE).costs(costs, validate_spmv.COMPUTE_MOVES) is costs
+    md = validation.Thesis(1).costs(spec)  # md's packing per atom moves alone (DL_POLY's outcomes declare it)
+    packed = Moved("pack", 0.25).costs(md, validation.COMPUTE_MOVES)
+    assert packed.pack == pytest.approx(0.25 * md.pack) and packed.force == md.force
 
 
 def test_a_figure_two_descriptions_share_is_one_input_moved_in_both():

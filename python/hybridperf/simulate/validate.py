@@ -38,7 +38,8 @@ CALLS = {"p2p": "p2p", "sums": "collective"}  # an outcome's kind of communicati
 # the compute inputs an outcome may declare assumed (its `inputs`' `moves`), each moved by a factor
 COMPUTE_MOVES: dict[str, Callable[[ComputeModel, float], ComputeModel]] = {
     "compute": Scaled,  # every second of the compute model: a slower or faster core
-    "threading": recommend.threading_scaled}  # the threads' losses (1 - e_mt)
+    "threading": recommend.threading_scaled,  # the threads' losses (1 - e_mt)
+    "pack": lambda costs, factor: replace(costs, pack=costs.pack * factor)}  # halo packing per atom (MdCosts)
 
 
 @dataclass(frozen=True)

@@ -226,3 +226,21 @@ def test_bad_input_is_one_line(command, args, message):
     if "hybridperf: error" in out.output:
         assert len(out.output.strip().splitlines()) == 1
 
+
+
+@pytest.mark.parametrize("width, whole", [(100, False), (200, True)])
+def test_the_sensitivity_table_cuts_each_source_where_it_would_not_fit(command, monkeypatch, width: int, whole: bool):
+    """A borrowed input's nominal is where it comes from, a sentence: on a narrow terminal its first clause, and
+    the count says where the rest is; a description's figure ('50us') as it is."""
+    monkeypatch.setattr(cli_simulate, "console", Console(width=width, soft_wrap=True))
+    out = command("--sensitivity", "--outcome", "movout_ratio_gige")
+    assert out.exit_code == 0, out.output
+    assert "50us" in out.stdout and "4.6/4.7" in out.stdout
+    assert ("another machine's runs" in out.stdout) is whole  # the compute input's source past its first clause
+    assert ("each input's whole source: --json, or a terminal 160 columns wide" in out.stdout) is not whole
+
+
+def test_a_source_is_cut_at_its_first_clause():
+    assert cli_simulate.first_clause("thesis Table 4.8 (Merlin, another machine's runs)") == "thesis Table 4.8"
+    assert cli_simulate.first_clause("measured here: resources/data/x.yaml") == "measured here"
+    assert cli_simulate.first_clause("0.5us") == "0.5us" and cli_simulate.first_clause("1% per 1ms") == "1% per 1ms"

@@ -6,6 +6,7 @@ chain at scale (docs/mixbench.md)."""
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -282,6 +283,7 @@ def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, gr
                   f"{swept_outcomes.BISECTIONS} bisections)")
     for col in ("outcome", "reproduced", "assumed input", "nominal", "range", "rule holds over"):
         table.add_column(col, overflow="fold")
+    wide = console.width >= WIDE_TABLE
     for s in found:
         o = s.outcome
         verdict = "yes" if o.reproduced else "[red]no[/red]"
@@ -290,10 +292,17 @@ def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, gr
             first = k == 0
             table.add_row(o.name if first else "", verdict if first else "",
                           *(("-", "-", "-", "no assumed input with a declared range") if h is None else
-                            (h.input, h.nominal, f"×{h.range[0]:g}–×{h.range[1]:g}",
+                            (h.input, h.nominal if wide else first_clause(h.nominal), f"×{h.range[0]:g}–×{h.range[1]:g}",
                              h.text() if h.holds_everywhere or not o.reproduced else f"[yellow]{h.text()}[/yellow]")))
     console.print(table)
     steady = [s for s in found if s.outcome.reproduced and all(h.holds_everywhere for h in s.sensitivity)]
     console.print(f"{sum(s.outcome.reproduced for s in found)} of {len(found)} outcomes reproduced at the nominal "
                   f"inputs, {len(steady)} of them across every declared range; ranges and their sources in "
-                  "clusters/*.yaml and resources/data/validate-outcomes.yaml (docs/simulation.md)")
+                  "clusters/*.yaml and resources/data/validate-outcomes.yaml (docs/simulation.md)" +
+                  ("" if wide else f"; each input's whole source: --json, or a terminal {WIDE_TABLE} columns wide"))
+
+
+def first_clause(source: str) -> str:
+    """Where an input comes from, to its first parenthesis, colon or semicolon: 'thesis Table 4.8 (the md code's
+    ...)' -> 'thesis Table 4.8', for a table a terminal can hold; a figure ('0.5us') as it is."""
+    return re.split(r" ?[(:;]", source, maxsplit=1)[0].strip() or source

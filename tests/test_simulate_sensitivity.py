@@ -18,12 +18,13 @@ from hybridperf.simulate.outcome import Moved
 GIGE = "cseem64t-gige"
 MOVOUT = next(d for d in outcome.declared() if d.name == "movout_ratio_gige")  # published 1.902
 def test_an_outcome_sweeps_its_assumed_inputs_and_no_published_one():
-    """Merlin's latency, bandwidth and fork/join are published, its compute costs are its own: only its two
-    intra-node figures and its assumed OS noise are swept. CSEEM64T's movout on GigE: its four assumed figures, then the compute costs and
-    threading losses borrowed from Merlin."""
+    """Merlin's latency, bandwidth and fork/join are published: its two intra-node figures and its assumed OS noise
+    are swept, then the compute costs and threading losses borrowed from CSEEM64T and DL_POLY. CSEEM64T's movout on
+    GigE: its four assumed figures, then the compute costs and threading losses borrowed from Merlin."""
     found = {d.name: [a.input for a in swept.assumed(d)] for d in outcome.declared()}
     assert found["merlin_pure_fastest"] == ["intra-node latency (merlin)", "intra-node bandwidth (merlin)",
-                                            "OS noise (merlin)"]
+                                            "OS noise (merlin)", "compute per atom-step of a core",
+                                            "threading losses of force"]
     assert found["movout_ratio_gige"] == [f"{f} ({GIGE})" for f in ("network latency", "intra-node latency",
                                                                     "intra-node bandwidth", "fork/join")] + [
         "compute per atom-step of a core and packing per ghost atom", "threading losses of force"]

@@ -15,7 +15,7 @@ Units (from the kernel's plan): force and integration cost per owned atom and st
 `pair_atoms` where a plan has them: DL_POLY's pairs across a brick's faces computed twice), the neighbour-list build
 per owned-or-ghost atom and rebuild, halo packing per atom packed (packed and unpacked; threaded as
 hybridperf-md does, or by the master thread alone as the thesis's code did). Costs come either from a serial
-profile measured here (`measured`) or from the thesis's published Merlin figures (`thesis_merlin`). A step
+profile measured here (`measured`) or from the thesis's published figures of a machine (`thesis_routines`). A step
 runs as hybridperf-md runs it (kernels/md/main.c): half kick | halo (rebuild: migration, the halo build, then
 the lists) | force and half kick | global sum at thermo steps. A many-body potential's step puts its own
 exchanges between its computations, as its plan orders them: eam/fs's density pass before the densities go
@@ -139,13 +139,14 @@ def measured(serial: dict[str, Any], ghosts: int, threads: ThreadEfficiency,
                     "fork_join": fork_join_source}, node=Threads(node), density=_avg(serial, "density") / (atoms * steps))
 
 
-def thesis_merlin(routines: list[dict[str, str]], threads: ThreadEfficiency, fork_join: Callable[[int], float],
-                  fork_join_source: str, ghosts_per_rank: Callable[[float], float], bandwidth: float,
-                  cores: int = 128) -> MdCosts:
-    """Costs of the thesis's MD code on a Merlin core (Table 4.8, pure MPI at `cores`): Forces as force,
-    MoveA + MoveB + Hloop (its cell lists, rebuilt every step) as integration, and its movout, less the bytes'
-    time on the network, per ghost atom as packing -- done by the master thread alone, as the thesis's hybrid
-    code communicates (master-only). ghosts_per_rank(atoms per rank) is the halo the plan's geometry gives."""
+def thesis_routines(routines: list[dict[str, str]], where: str, threads: ThreadEfficiency,
+                    fork_join: Callable[[int], float], fork_join_source: str, ghosts_per_rank: Callable[[float], float],
+                    bandwidth: float, cores: int) -> MdCosts:
+    """Costs of the thesis's MD code on a core of the machine whose routine table `routines` is (`where`, e.g.
+    "thesis Table 4.8: Merlin"; pure MPI at `cores`): Forces as force, MoveA + MoveB + Hloop (its cell lists,
+    rebuilt every step) as integration, and its movout, less the bytes' time at the network's `bandwidth`, per
+    ghost atom as packing -- done by the master thread alone, as the thesis's hybrid code communicates
+    (master-only). ghosts_per_rank(atoms per rank) is the halo the plan's geometry gives."""
     mine = {r["routine"]: float(r["seconds"]) for r in routines
             if r["configuration"] == "pure-mpi" and int(r["cores"]) == cores}
     atoms, steps = int(routines[0]["atoms"]), int(routines[0]["steps"])
@@ -154,7 +155,7 @@ def thesis_merlin(routines: list[dict[str, str]], threads: ThreadEfficiency, for
     ghosts = ghosts_per_rank(atoms / cores)
     pack = (mine["Movout"] / steps - 24 * ghosts / bandwidth) / ghosts
     return MdCosts(mine["Forces"] / atom_steps, move / atom_steps, 0.0, pack, Threads(threads), fork_join,
-                        {"costs": f"thesis Table 4.8: Merlin pure MPI at {cores} cores, "
+                        {"costs": f"{where} pure MPI at {cores} cores, "
                                   f"{(mine['Forces'] + move) / atom_steps * 1e9:.0f} ns per atom-step; movout "
                                   f"{pack * 1e9:.0f} ns per ghost atom on the master thread",
                          "threads": Threads(threads).source, "fork_join": fork_join_source}, pack_threaded=False)

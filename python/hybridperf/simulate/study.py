@@ -5,7 +5,7 @@ point."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from hybridperf import cluster
@@ -66,19 +66,44 @@ def fork_join_of(spec: cluster.ClusterSpec) -> tuple[Callable[[int], float], str
             f"{spec.name}'s description: {spec.fork_join.text} at {spec.fork_join_threads} threads")
 
 
-def thesis_costs(spec: cluster.ClusterSpec) -> md_costs.MdCosts:
-    """The thesis's Merlin core (Table 4.8) with its published threading losses (Tables 4.6/4.7) and the
-    description's fork/join."""
-    points, source = published.merlin_thread_efficiency()
-    merlin = cluster.load("merlin")
+@dataclass(frozen=True)
+class ThesisTable:
+    """One of the thesis's routine tables as compute costs: its file and machine, the pure-MPI core count it
+    prices a core at, the description whose bandwidth its movout's bytes crossed, and the threading losses that go
+    with it."""
+
+    file: str
+    machine: str  # the file's `cluster` column
+    where: str  # what the costs' source says
+    cores: int
+    network: str
+    threads: Callable[[], tuple[tuple[tuple[int, float], ...], str]]
+
+
+# "merlin": Merlin's own runs (Tables 4.8, 4.6/4.7); "cseem64t": none of the Merlin MD runs -- CSEEM64T's
+# Woodcrest core (Table 4.9, over Infinipath, whose bytes cost least) with the threading losses of DL_POLY's force
+# loop on Merlin (the DL_POLY paper's Tables 5.3/5.4), so that an outcome of the Merlin MD runs can be held out
+THESIS_TABLES = {
+    "merlin": ThesisTable("thesis-table4.8-merlin-routines.csv", "Merlin", "thesis Table 4.8: Merlin", 128, "merlin",
+                          published.merlin_thread_efficiency),
+    "cseem64t": ThesisTable("thesis-table4.9-cseem64t-routines.csv", "CSEEM64T (Infinipath)",
+                            "thesis Table 4.9: CSEEM64T (Infinipath)", 96, "cseem64t-infinipath",
+                            published.dlpoly_thread_efficiency)}
+
+
+def thesis_costs(spec: cluster.ClusterSpec, table: str = "merlin") -> md_costs.MdCosts:
+    """The thesis's core as one of its routine tables gives it (THESIS_TABLES: Merlin's by default), with that
+    table's threading losses and the description's fork/join."""
+    t = THESIS_TABLES[table]
+    points, source = t.threads()
 
     def ghosts(atoms: float) -> float:  # the plan's geometry: a cubic brick at md's density and ghost cut
         side = (atoms / DENSITY) ** (1 / 3)
         return DENSITY * thesis.halo_cells(side, side, side, GHOST_CUT)
 
-    return md_costs.thesis_merlin(published.rows(published.DATA / "thesis-table4.8-merlin-routines.csv"),
-                                  ThreadEfficiency(points, source), *fork_join_of(spec), ghosts,
-                                  merlin.bandwidth.value)
+    rows = [r for r in published.rows(published.DATA / t.file) if r["cluster"] == t.machine]
+    return md_costs.thesis_routines(rows, t.where, ThreadEfficiency(points, source), *fork_join_of(spec), ghosts,
+                                    cluster.load(t.network).bandwidth.value, t.cores)
 
 
 # per-step and per-call costs do not depend on how many steps run, nor on how a run is laid out

@@ -49,6 +49,7 @@ class Thesis:
 
     window: int
     size: int = SIZE
+    costs_from: str = "merlin"  # study.THESIS_TABLES' key: whose routine table prices the core
     label = ""  # what progress lines name it by
 
     @property
@@ -65,7 +66,7 @@ class Thesis:
         return parse(kernels.plan("md", args, ranks))
 
     def costs(self, spec: cluster.ClusterSpec) -> ComputeModel:
-        return thesis_costs(spec)
+        return thesis_costs(spec, self.costs_from)
 
 
 Workload = Thesis | validate_dlpoly.Test20
@@ -155,8 +156,14 @@ class Simulator:
         _, costs, plan, split = self._point(name, cores, configuration, workload)
         return max(costs.regions(plan, r, split)[region] for r in plan.ranks_plan) * workload.per_simulated_second
 
-    def winners(self, name: str, counts: tuple[int, ...]) -> dict[int, str]:
-        return {c: min(CONFIGURATIONS, key=lambda k: self.seconds(name, c, k)) for c in counts}
+    def winners(self, name: str, counts: tuple[int, ...], workload: Workload | None = None) -> dict[int, str]:
+        return {c: min(CONFIGURATIONS, key=lambda k: self.seconds(name, c, k, workload)) for c in counts}
+
+
+def thesis_of(sim: Simulator, p: dict[str, Any]) -> Thesis:
+    """The MD outcome's workload: its `size` (the small simulation where none is given) priced by its `costs`
+    (Merlin's own routine table where none is given)."""
+    return Thesis(sim.thesis.window, int(p.get("size", SIZE)), p.get("costs", "merlin"))
 
 
 def closed_form_winners(name: str, counts: tuple[int, ...]) -> dict[int, str]:
@@ -181,14 +188,14 @@ def _listing(winners: dict[int, str]) -> str:
 def winners(sim: Simulator, d: Declared) -> Measured:
     """The fastest configuration at each published core count."""
     counts = tuple(d.published)
-    return Measured(sim.winners(d.params["cluster"], counts), None,
+    return Measured(sim.winners(d.params["cluster"], counts, thesis_of(sim, d.params)), None,
                     _listing(closed_form_winners(d.params["cluster"], counts)))
 
 
 def faster_hybrid(sim: Simulator, d: Declared) -> Measured:
     """The faster of the two hybrids at each published core count, beside the slower's time over the faster's."""
-    name = d.params["cluster"]
-    times = {c: {k: sim.seconds(name, c, k) for k in CONFIGURATIONS[1:]} for c in d.published}
+    name, workload = d.params["cluster"], thesis_of(sim, d.params)
+    times = {c: {k: sim.seconds(name, c, k, workload) for k in CONFIGURATIONS[1:]} for c in d.published}
     faster = {c: min(t, key=t.__getitem__) for c, t in times.items()}
     return Measured(faster, {c: rounded(max(t.values()) / min(t.values())) for c, t in times.items()})
 
@@ -226,17 +233,16 @@ def first_from(counts: tuple[int, ...], wins: list[bool]) -> int | None:
 def crossover(sim: Simulator, d: Declared) -> Measured:
     """The first count of the sweep from which both hybrids are faster than pure MPI at every count (None if
     none), beside the fastest configuration at each count."""
-    name, counts = d.params["cluster"], tuple(d.params["counts"])
-    hybrids = [all(sim.seconds(name, c, k) < sim.seconds(name, c, "pure-mpi") for k in CONFIGURATIONS[1:])
-               for c in counts]
-    return Measured(first_from(counts, hybrids), sim.winners(name, counts),
+    name, counts, workload = d.params["cluster"], tuple(d.params["counts"]), thesis_of(sim, d.params)
+    hybrids = [all(sim.seconds(name, c, k, workload) < sim.seconds(name, c, "pure-mpi", workload)
+                   for k in CONFIGURATIONS[1:]) for c in counts]
+    return Measured(first_from(counts, hybrids), sim.winners(name, counts, workload),
                     _listing(closed_form_winners(name, counts)))
 
 
-def _movout(sim: Simulator, name: str, cores: int, configuration: str, size: int) -> dict[str, float]:
-    """What the thesis's movout routine times on the problem of `size`: the halo's packing (edgbuf, pack_buffer:
-    the master thread's alone in hybrid-1) and rank 0's time inside its messages, waiting included."""
-    workload = Thesis(sim.thesis.window, size)
+def _movout(sim: Simulator, name: str, cores: int, configuration: str, workload: Thesis) -> dict[str, float]:
+    """What the thesis's movout routine times on the workload: the halo's packing (edgbuf, pack_buffer: the master
+    thread's alone in hybrid-1) and rank 0's time inside its messages, waiting included."""
     return {"packing": rounded(sim.packing(name, cores, configuration, workload)),
             "messages": rounded(sim.inside("p2p", name, cores, configuration, workload))}
 
@@ -246,7 +252,8 @@ def movout_ratio(sim: Simulator, d: Declared) -> Measured:
     published cluster at `cores`, or on its `cluster` per published core count; beside each, its two parts."""
     p = d.params
     points = {key: (p["cluster"], int(key)) if "cluster" in p else (key, p["cores"]) for key in d.published}
-    parts = {key: {k: _movout(sim, *points[key], k, int(p["size"])) for k in (p["numerator"], p["denominator"])}
+    workload = thesis_of(sim, p)
+    parts = {key: {k: _movout(sim, *points[key], k, workload) for k in (p["numerator"], p["denominator"])}
              for key in points}
     return Measured({key: rounded(sum(parts[key][p["numerator"]].values())
                                   / sum(parts[key][p["denominator"]].values())) for key in points}, parts)
@@ -256,7 +263,7 @@ def movout_networks(sim: Simulator, d: Declared) -> Measured:
     """One configuration's movout time on one cluster (`numerator`) over its own on another (`denominator`), at
     `cores`; beside it, the two parts on each."""
     p = d.params
-    parts = {name: _movout(sim, name, p["cores"], p["configuration"], int(p["size"]))
+    parts = {name: _movout(sim, name, p["cores"], p["configuration"], thesis_of(sim, p))
              for name in (p["numerator"], p["denominator"])}
     return Measured(rounded(sum(parts[p["numerator"]].values()) / sum(parts[p["denominator"]].values())), parts)
 
@@ -266,7 +273,7 @@ def region_overhead(sim: Simulator, d: Declared) -> Measured:
     busiest rank, less 1, per published cluster at `cores` on the problem of `size`: the routine's time as the
     thesis's rank-0 timers give it, where every rank has the same work; beside it, the two times."""
     p = d.params
-    workload = Thesis(sim.thesis.window, int(p["size"]))
+    workload = thesis_of(sim, p)
 
     def seconds(name: str, configuration: str) -> float:
         return rounded(sim.region(name, p["cores"], configuration, workload, p["region"]))
@@ -279,7 +286,7 @@ def collective_ratio(sim: Simulator, d: Declared) -> Measured:
     """Collective (sum) time, rank 0's inside the sums, of one configuration over another's, per core count, on the
     problem of `size` (the small simulation where none is given); beside it, the two times."""
     p = d.params
-    workload = Thesis(sim.thesis.window, int(p.get("size", SIZE)))
+    workload = thesis_of(sim, p)
     times = {c: {k: rounded(sim.inside("sums", p["cluster"], c, k, workload)) for k in (p["numerator"], p["denominator"])}
              for c in p["counts"]}
     return Measured({c: rounded(t[p["numerator"]] / t[p["denominator"]]) for c, t in times.items()}, times)

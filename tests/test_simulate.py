@@ -19,7 +19,7 @@ from rich.console import Console
 
 from hybridperf import cluster, profile
 from hybridperf.launch import kernels
-from hybridperf.models import published
+from hybridperf.models import published, thesis
 from hybridperf.models.split import Split, ThreadEfficiency
 from hybridperf.simulate import outcome, paje, point, rules, spmv_costs, study as simulation, traces
 from hybridperf.simulate import validate as validation, validate_spmv
@@ -674,6 +674,38 @@ def test_spmv_costs_from_measured_runs(tmp_path):
                                           / (section["nonzeros"] * section["calls"]))
     assert 0 < costs.node(2) < 2.5 and costs.pack > 0
     assert "measured" in costs.node.source
+
+
+def test_the_thesis_core_is_priced_from_either_machines_routine_table():
+    """Merlin's own runs (Table 4.8 at 128 cores, Tables 4.6/4.7's losses) by default; CSEEM64T's (Table 4.9 over
+    Infinipath at 96 cores) with DL_POLY's force loop on Merlin (Tables 5.3/5.4) for an outcome of the Merlin runs
+    to be held out: a core's seconds per atom-step from the computing routines, the packing from movout less the
+    bytes' time of each rank's ghosts."""
+    merlin = cluster.load("merlin")
+    own, borrowed = simulation.thesis_costs(merlin), simulation.thesis_costs(merlin, "cseem64t")
+    atom_steps = 44957696 * 500
+    assert own.force == pytest.approx(137.7295 * 128 / atom_steps)
+    assert borrowed.force == pytest.approx(193.77336 * 96 / atom_steps)
+    assert borrowed.integrate == pytest.approx((7.377 + 3.64191 + 2.07302) * 96 / atom_steps)
+    side = (44957696 / 96 / simulation.DENSITY) ** (1 / 3)
+    ghosts = simulation.DENSITY * thesis.halo_cells(side, side, side, simulation.GHOST_CUT)
+    bandwidth = cluster.load("cseem64t-infinipath").bandwidth.value
+    assert borrowed.pack == pytest.approx((7.90706 / 500 - 24 * ghosts / bandwidth) / ghosts)
+    assert not borrowed.pack_threaded and borrowed.fork_join(8) == own.fork_join(8)  # the description's
+    assert borrowed.threads(8) == pytest.approx(1 - 0.0606) and borrowed.threads(4) == pytest.approx(1 - 0.0495)
+    assert "Table 4.9: CSEEM64T (Infinipath)" in borrowed.sources["costs"]
+    assert "Tables 5.3/5.4" in borrowed.sources["threads"] and "Tables 4.6/4.7" in own.sources["threads"]
+    # Stella's rows of Tables 5.3/5.4 are not Merlin's
+    assert published.force_efficiencies(published.DATA / "dlpoly-table5.3-5.4-loop-overheads.csv", "Stella")[8][0] \
+        == pytest.approx(1 - 0.0471)
+
+
+def test_an_md_outcome_is_simulated_with_the_costs_it_declares():
+    sim = validation.Simulator(1, lambda line: None)
+    [fastest] = validation.chosen(("merlin_pure_fastest",))
+    assert fastest.held_out and validation.thesis_of(sim, fastest.params).costs_from == "cseem64t"
+    [infinipath] = validation.chosen(("movout_ratio_infinipath",))
+    assert validation.thesis_of(sim, infinipath.params) == validation.Thesis(1, 224)  # Merlin's by default
 
 
 def test_md_node_efficiency_slows_every_busy_core():

@@ -428,6 +428,7 @@ def test_every_declared_outcome_has_its_figure_rule_and_inputs():
                 assert i["same_experiment"] and not entry["held_out"], (entry["name"], i["from"])
         if entry["rule"] == "crossover_within_steps":
             assert entry["params"]["counts"] == sorted(entry["params"]["counts"])
+        assert entry["params"].get("costs", "merlin") in simulation.THESIS_TABLES, entry["name"]
 
 
 def test_declared_spmv_figures_are_table_8s_and_9s():

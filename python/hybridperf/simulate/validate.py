@@ -4,8 +4,10 @@ beside what the thesis published (seed-spec §A.12, §H.3.25), and the closed-fo
 The problem is the thesis's small simulation (16,384,000 atoms, fcc 160^3, shifted-force LJ, global sums every
 step), its 500 steps simulated as a window of `steps` steps (one neighbour-list period by default) scaled to 500:
 every step of a period is alike, so the scaled time and all its ratios are the whole run's. Compute costs are
-the thesis's own (Table 4.8, Merlin pure MPI at 128 cores; threading losses of Tables 4.6/4.7) — the simulator
-decides only what the network and the placement of ranks add. The outcomes, their published figures and the rules that judge them
+the thesis's published ones (study.THESIS_TABLES: Merlin's Table 4.8 and Tables 4.6/4.7, or, for an outcome of
+the Merlin runs to be held out, CSEEM64T's Table 4.9 with DL_POLY's Tables 5.3/5.4: an outcome's `costs`) — the
+simulator decides only what the network and the placement of ranks add. The outcomes, their published figures and
+the rules that judge them
 are declared in resources/data/validate-outcomes.yaml (hybridperf.simulate.outcome); here are the measures
 they name, each the simulated figure its rule compares. A simulator given a `Moved` input (`--sensitivity`)
 replays with that one input moved: a figure of a description, or the compute costs (`COMPUTE_MOVES`)."""

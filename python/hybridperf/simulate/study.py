@@ -83,6 +83,7 @@ class ThesisTable:
 # "merlin": Merlin's own runs (Tables 4.8, 4.6/4.7); "cseem64t": none of the Merlin MD runs -- CSEEM64T's
 # Woodcrest core (Table 4.9, over Infinipath, whose bytes cost least) with the threading losses of DL_POLY's force
 # loop on Merlin (the DL_POLY paper's Tables 5.3/5.4), so that an outcome of the Merlin MD runs can be held out
+OWN_TABLE = "merlin"  # the pricing a workload has unless it names another
 THESIS_TABLES = {
     "merlin": ThesisTable("thesis-table4.8-merlin-routines.csv", "Merlin", "thesis Table 4.8: Merlin", 128, "merlin",
                           published.merlin_thread_efficiency),
@@ -91,7 +92,7 @@ THESIS_TABLES = {
                             published.dlpoly_thread_efficiency)}
 
 
-def thesis_costs(spec: cluster.ClusterSpec, table: str = "merlin") -> md_costs.MdCosts:
+def thesis_costs(spec: cluster.ClusterSpec, table: str = OWN_TABLE) -> md_costs.MdCosts:
     """The thesis's core as one of its routine tables gives it (THESIS_TABLES: Merlin's by default), with that
     table's threading losses and the description's fork/join."""
     t = THESIS_TABLES[table]

@@ -29,7 +29,7 @@ from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.outcome import declared, Declared, judged, Measured, Moved, Outcome, rounded
 from hybridperf.simulate.plan import parse, Plan, traffic
 from hybridperf.simulate.sensitivity import Scaled
-from hybridperf.simulate.study import thesis_costs
+from hybridperf.simulate.study import OWN_TABLE, thesis_costs
 
 SIZE, STEPS = presets.THESIS_SMALL_SIZE, presets.THESIS_STEPS
 # A description's OS noise (Merlin's, assumed) is replayed as declared: each node's profile drawn from this seed,
@@ -51,7 +51,7 @@ class Thesis:
 
     window: int
     size: int = SIZE
-    costs_from: str = "merlin"  # study.THESIS_TABLES' key: whose routine table prices the core
+    costs_from: str = OWN_TABLE  # study.THESIS_TABLES' key: whose routine table prices the core
     label = ""  # what progress lines name it by
 
     @property
@@ -165,7 +165,7 @@ class Simulator:
 def thesis_of(sim: Simulator, p: dict[str, Any]) -> Thesis:
     """The MD outcome's workload: its `size` (the small simulation where none is given) priced by its `costs`
     (Merlin's own routine table where none is given)."""
-    return Thesis(sim.thesis.window, int(p.get("size", SIZE)), p.get("costs", "merlin"))
+    return Thesis(sim.thesis.window, int(p.get("size", SIZE)), p.get("costs", OWN_TABLE))
 
 
 def closed_form_winners(name: str, counts: tuple[int, ...]) -> dict[int, str]:

@@ -673,7 +673,12 @@ def test_spmv_costs_from_measured_runs(tmp_path):
     section = runs["serial"].profile["spmv"]
     assert costs.product == pytest.approx(runs["serial"].profile["regions"]["local_product"]["time"]["avg"]
                                           / (section["nonzeros"] * section["calls"]))
-    assert 0 < costs.node(2) < 2.5 and costs.pack > 0
+    # e(2) is the serial run's time per nonzero over twice the hybrid's: derived exactly from the two profiles, not
+    # bounded, for how far two loaded cores beat one is timing (a band of (0, 2.5) failed CI at 2.79 under load)
+    hybrid = runs["hybrid"].profile
+    per_nonzero = hybrid["regions"]["local_product"]["time"]["avg"] / (hybrid["spmv"]["nonzeros"]
+                                                                       * hybrid["spmv"]["calls"])
+    assert costs.node(2) == pytest.approx(costs.product / (2 * per_nonzero)) and costs.pack > 0
     assert "measured" in costs.node.source
 
 

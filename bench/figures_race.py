@@ -16,33 +16,44 @@ import common
 from demo_repeat import answers, contradictions
 from figures_device import report
 from hybridperf.analysis import synthetic
-from hybridperf.analysis.race import ranks, Rule
+from hybridperf.analysis.confseq import ranks
+from hybridperf.analysis.race import Rule
 from hybridperf.files import write_atomic
 
 STORED = common.REPO / "bench" / "runs" / "race-error-rates.json"
 RACES, SEED = 10_000, 1
-# (the table's row, true times, noise per run, what else moves the runs, a note on the outcome)
+INTERVALS = ("huber", "sign")  # the default confidence sequence, and the one it replaced, side by side
+# (the table's row, true times, noise per run, the tie band, what else moves the runs, a note on the outcome)
 SCENARIOS = [
-    ("equal, 2 candidates, 3%", [1.0, 1.0], 0.03, {}, ""),
-    ("equal, 3 candidates, 3%", [1.0, 1.0, 1.0], 0.03, {}, ""),
-    ("equal, 2 candidates, 3% heavy-tailed (Student t, 3 dof)", [1.0, 1.0], 0.03, {"heavy": True}, ""),
-    ("equal, 3%, one run in six 30% slow", [1.0, 1.0], 0.03, {"slow": 1 / 6}, ""),
-    ("5% lead, 3%", [1.0, 1.05], 0.03, {}, ""),
-    ("5% and 10% behind the fastest, 3%", [1.0, 1.05, 1.10], 0.03, {}, ""),
-    ("5% lead, 3%, and a 10% drift shared by each block", [1.0, 1.05], 0.03, {"drift": 0.10},
+    ("equal, 2 candidates, 3%", [1.0, 1.0], 0.03, 0.03, {}, ""),
+    ("equal, 2 candidates, 1.5%", [1.0, 1.0], 0.015, 0.02, {}, ""),
+    ("equal, 3 candidates, 3%", [1.0, 1.0, 1.0], 0.03, 0.03, {}, ""),
+    ("equal, 2 candidates, 3% heavy-tailed (Student t, 3 dof)", [1.0, 1.0], 0.03, 0.03, {"heavy": True}, ""),
+    ("equal, 3%, one run in six 30% slow", [1.0, 1.0], 0.03, 0.03, {"slow": 1 / 6}, ""),
+    ("5% lead, 3%", [1.0, 1.05], 0.03, 0.03, {}, ""),
+    ("5% and 10% behind the fastest, 3%", [1.0, 1.05, 1.10], 0.03, 0.03, {}, ""),
+    ("5% lead, 3%, and a 10% drift shared by each block", [1.0, 1.05], 0.03, 0.03, {"drift": 0.10},
      "pairing cancels the drift"),
-    ("5% lead, 3%, one run in six 30% slow", [1.0, 1.05], 0.03, {"slow": 1 / 6}, ""),
-    ("1% lead (inside the 2% band), 3%", [1.0, 1.01], 0.03, {}, ""),
-    ("1% lead (inside the 2% band), 0.5%", [1.0, 1.01], 0.005, {}, "lead below the band"),
+    ("5% lead, 3%, one run in six 30% slow", [1.0, 1.05], 0.03, 0.03, {"slow": 1 / 6}, ""),
+    ("3% lead, 1.5%", [1.0, 1.03], 0.015, 0.02, {}, ""),
+    ("1% lead (inside the band), 3%", [1.0, 1.01], 0.03, 0.03, {}, ""),
+    ("1% lead (inside the band), 0.5%", [1.0, 1.01], 0.005, 0.02, {}, "a lead below the band is a tie"),
 ]
+
+
+def rule(tie_within: float, interval: str) -> Rule:
+    """The rule a row races by: the defaults (90%, 3-40 blocks) with the row's band and confidence sequence."""
+    return Rule(tie_within=tie_within, budget=None, interval=interval)
 
 
 def refresh() -> None:
     rows = []
-    for label, true, noise, moves, _ in SCENARIOS:
-        print(f"races: {label}", flush=True)
-        ends, blocks = synthetic.races(true, noise, n=RACES, seed=SEED, **moves)
-        rows.append({"scenario": label, "ends": ends, "mean_blocks": blocks})
+    for label, true, noise, band, moves, _ in SCENARIOS:
+        for interval in INTERVALS:
+            print(f"races: {label}, {interval}", flush=True)
+            ends, blocks = synthetic.races(true, noise, rule(band, interval), n=RACES, seed=SEED, **moves)
+            rows.append({"scenario": label, "interval": interval, "tie_within": band, "ends": ends,
+                         "mean_blocks": blocks})
     document = {"made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "hybridperf": common.machine_state()["hybridperf"], "races": RACES, "seed": SEED, "rows": rows}
     write_atomic(STORED, json.dumps(document, indent=1) + "\n")
@@ -51,13 +62,13 @@ def refresh() -> None:
 
 
 @cache
-def stored() -> dict[str, dict]:
-    return {r["scenario"]: r for r in json.loads(STORED.read_text())["rows"]}
+def stored() -> dict[tuple[str, str], dict]:
+    return {(r["scenario"], r["interval"]): r for r in json.loads(STORED.read_text())["rows"]}
 
 
-def share(label: str, key: str) -> float:
+def share(label: str, key: str, interval: str = "huber") -> float:
     """Per cent of the scenario's races that ended `key` ('wins' counts a win by any candidate)."""
-    ends = stored()[label]["ends"]
+    ends = stored()[label, interval]["ends"]
     return 100 * sum(v for k, v in ends.items() if k == key or (key == "wins" and k.startswith("wins")))
 
 
@@ -65,31 +76,33 @@ def pct(value: float) -> str:
     return f"{value:.1f}%"
 
 
-def outcomes(label: str, true: list[float], note: str) -> str:
-    """'wins 4.4% (either), tie 6.5%, undecided 89.1%' or 'the faster wins 98.4%, undecided 1.6%'."""
+def outcomes(label: str, true: list[float], note: str, interval: str) -> str:
+    """'tie 92.3%, wins 3.5% (either), undecided 4.2%' or 'the faster wins 99.9%, undecided 0.1%'."""
     parts = []
     if len(set(true)) == 1:
-        parts.append(f"wins {pct(share(label, 'wins'))}" + (" (either)" if len(true) == 2 else ""))
+        parts.append(f"wins {pct(share(label, 'wins', interval))}" + (" (either)" if len(true) == 2 else ""))
     else:
-        parts.append(f"the {'faster' if len(true) == 2 else 'fastest'} wins {pct(share(label, 'wins c0'))}")
-        wrong = share(label, "wins") - share(label, "wins c0")
+        parts.append(f"the {'faster' if len(true) == 2 else 'fastest'} wins {pct(share(label, 'wins c0', interval))}")
+        wrong = share(label, "wins", interval) - share(label, "wins c0", interval)
         if f"{wrong:.1f}" != "0.0":
             parts.append(f"**the slower wins {pct(wrong)}**")
-    parts[-1] += f" ({note})" if note else ""
-    parts += [f"{key} {pct(share(label, key))}" for key in ("tie", "undecided") if pct(share(label, key)) != "0.0%"]
-    return ", ".join(parts)
+    parts += [f"{key} {pct(share(label, key, interval))}" for key in ("tie", "undecided")
+              if pct(share(label, key, interval)) != "0.0%"]
+    return ", ".join(parts) + (f" ({note})" if note and interval == "huber" else "")
 
 
 def table() -> str:
-    lines = ["| true difference, noise per run | outcomes | mean blocks |", "|---|---|---|"]
-    lines += [f"| {label} | {outcomes(label, true, note)} | {stored()[label]['mean_blocks']:.1f} |"
-              for label, true, _, _, note in SCENARIOS]
+    lines = ["| true difference, noise per run | band | huber (the default): outcomes | blocks | sign: outcomes | blocks |",
+             "|---|---|---|---|---|---|"]
+    for label, true, _, band, _, note in SCENARIOS:
+        cells = [f"{outcomes(label, true, note, i)} | {stored()[label, i]['mean_blocks']:.1f}" for i in INTERVALS]
+        lines.append(f"| {label} | ±{100 * band:g}% | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
 
 def first_bounded(candidates: int) -> str:
-    """The fewest blocks after which the default rule's interval between two of `candidates` is bounded."""
-    alpha = Rule(0.90, 0.02, 3, 30, None).pair_alpha(candidates)
+    """The fewest blocks after which the sign sequence's interval between two of `candidates` is bounded."""
+    alpha = Rule().pair_alpha(candidates)
     return str(next(n for n in range(1, 1000) if ranks(n, alpha)[0] >= 1 and ranks(n, alpha)[1] <= n))
 
 
@@ -132,14 +145,18 @@ FIGURES = {
     "race.first_bounded_2": lambda: first_bounded(2),
     "race.first_bounded_3": lambda: first_bounded(3),
     "race.races": lambda: f"{json.loads(STORED.read_text())['races']:,}",
+    "race.equal_tie": lambda: pct(share("equal, 2 candidates, 3%", "tie")),
+    "race.equal_tie_sign": lambda: pct(share("equal, 2 candidates, 3%", "tie", "sign")),
     "race.equal_wins": lambda: pct(share("equal, 2 candidates, 3%", "wins")),
+    "race.quiet_tie": lambda: pct(share("equal, 2 candidates, 1.5%", "tie")),
     "race.lead_found": lambda: pct(share("5% lead, 3%", "wins c0")),
-    "race.lead_blocks": lambda: f"{stored()['5% lead, 3%']['mean_blocks']:.0f}",
+    "race.lead_blocks": lambda: f"{stored()['5% lead, 3%', 'huber']['mean_blocks']:.0f}",
     "race.lead_found_slow": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0'):.0f}%",
+    "race.lead_found_slow_sign": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0', 'sign'):.0f}%",
     **{f"race.demo_{c}_{what}": (lambda c=c, make=make: make(c)) for c in DEMO_CAMPAIGNS for what, make in (
         ("runs", lambda k: str(len(demo_repeat(k)[0]))), ("load", demo_load), ("outcomes", demo_outcomes),
         ("contradictions", lambda k: str(len(demo_repeat(k)[1]))))},
-    "race.slower_wins": lambda: pct(share("1% lead (inside the 2% band), 3%", "wins")
-                                    - share("1% lead (inside the 2% band), 3%", "wins c0")),
+    "race.slower_wins": lambda: pct(share("1% lead (inside the band), 3%", "wins")
+                                    - share("1% lead (inside the band), 3%", "wins c0")),
 }
 BLOCKS = {"race_error_rates": table}

@@ -367,13 +367,19 @@ def test_a_simulated_spec_names_its_cluster_and_takes_no_stopping_rule(tmp_path)
     cases = [(SIMULATED.replace("simgrid: {cluster: merlin, costs: thesis}\n", ""), "needs simgrid: {cluster: NAME}"),
              (SIMULATED.replace("cluster: merlin", "cluster: nowhere"), "unknown cluster 'nowhere'"),
              (SIMULATED.replace("costs: thesis", "costs: cheap"), "costs must be one of auto, measured, thesis"),
-             (SIMULATED + "repeats: 3\n", "no decide or repeats"),
+             (SIMULATED + "repeats: 3\n", "no repeats"),
+             (SIMULATED + "decide: {confidence: 95%}\n", "its decide block takes only tie_within"),
              (SIMULATED.replace("kernel: md", "kernel: stream").replace("size: 8, steps: 2", "size: 8"),
               "has no --plan mode"),
              (SIMULATED.replace("backend: simgrid", "backend: local"), "a simgrid: block goes with backend: simgrid")]
     for text, message in cases:
         with pytest.raises(specs.SpecError, match=re.escape(message)):
             specs.parse(text.replace("RESULTS", str(tmp_path)), cores_per_node=2)
+
+
+def test_a_simulated_spec_keeps_its_declared_tie_band(tmp_path):
+    study = specs.parse((SIMULATED + "decide: {tie_within: 5%}\n").replace("RESULTS", str(tmp_path)), cores_per_node=2)
+    assert study.rule.tie_within == 0.05 and study.rule.max_blocks == 1
 
 
 @pytest.mark.parametrize("rule, published, simulated, tolerance, params, expected", [

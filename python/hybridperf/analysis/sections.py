@@ -25,7 +25,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from hybridperf.analysis.race import exact_race, race, Race, Rule, Standing
+from hybridperf.analysis.contest import Standing
+from hybridperf.analysis.race import exact_race, race, Race, Rule
 from hybridperf.analysis.scaling import ASSUMED_STRONG, problem_size, Scaling, scaling
 from hybridperf.analysis.stats import summarize, Summary
 from hybridperf.shapes import Design, split_placement

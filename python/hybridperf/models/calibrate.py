@@ -41,6 +41,7 @@ from hybridperf.models.split import Cluster, log2_scaled, md_problem, predict, P
 
 BANDWIDTH_BOUND = {"spmv"}
 HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers", "no_thread_times",
+                 "pair_kernel",  # how forces are computed (the kernel picks AVX-512 where the machine has it): not the problem
                  "plan", "plan_ranks_per_node", "plan_threads"}
 FILE = "_file"  # where the reader of a results directory notes a profile's file, for warnings to name the run
 # A figure measured by one run has no spread of its own; on the shared machines this is built on one run in six

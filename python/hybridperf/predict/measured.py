@@ -11,7 +11,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from hybridperf.analysis.race import interval, Standing
+from hybridperf.analysis.confseq import sign_interval
+from hybridperf.analysis.contest import Standing
 from hybridperf.analysis.sections import Point, Section, Verdict
 from hybridperf.models import measured as calibration
 from hybridperf.models.split import PARTS, Split
@@ -58,7 +59,7 @@ def answer_of(section: Section, verdict: Verdict) -> Answer:
         if not times:
             continue
         median = statistics.median(times)
-        low, high = (median, median) if verdict.simulated else interval(times, alpha)  # a replay is exact
+        low, high = (median, median) if verdict.simulated else sign_interval(times, alpha)  # a replay is exact
         point = next(points[c] for c in candidate.split(" = ") if c in points)
         predictions.append(Prediction(_split(verdict, candidate), median, low, high, _parts(point, median),
                                       len(times)))

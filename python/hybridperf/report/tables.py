@@ -107,11 +107,9 @@ def verdict_sentence(v: Verdict, axis: str) -> str:
         return f"{where}: {race.leader} {word}{lead} (simulated: exact under the cluster description's figures)."
     if v.outcome == "wins":
         lead = f" — {r.candidate} takes {r.lead_text()} longer" if r else ""
-        small = (f"; the lead is real but below the ±{100 * race.rule.tie_within:g}% the study declared to matter"
-                 if race.below_band else "")
         failed = (f"; {', '.join(race.failed)} left the race when a run failed (the Failures table says why)"
                   if race.failed else "")
-        return (f"{where}: {v.winner} wins{lead} ({race.blocks} blocks, {confidence} confidence){small}{failed}; "
+        return (f"{where}: {v.winner} wins{lead} ({race.blocks} blocks, {confidence} confidence){failed}; "
                 f"{_how_firm(v)}.")
     if v.outcome == "tie":
         others = "; ".join(f"{s.candidate} {s.lead_text()}" for s in race.standings[1:] if s.state == "tied")

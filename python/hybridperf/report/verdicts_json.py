@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from hybridperf.analysis.pop_study import explanation, point_factors, PointFactors
-from hybridperf.analysis.race import Standing
+from hybridperf.analysis.contest import Standing
 from hybridperf.analysis.sections import Section, Verdict
 from hybridperf.report import percall_table, placement_table
 from hybridperf.report.tables import distinct_points
@@ -25,7 +25,7 @@ def _standing(s: Standing | None) -> dict[str, Any] | None:
     if s is None:
         return None
     return {"candidate": s.candidate, "state": s.state, "ratio": _number(s.ratio), "low": _number(s.low),
-            "high": _number(s.high), "runs": s.blocks}
+            "high": _number(s.high), "runs": s.runs}
 
 
 def scale(v: Verdict, axis: str) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def scale(v: Verdict, axis: str) -> dict[str, Any]:
         "tied": list(race.tied) if race.outcome == "tie" else [],
         "preferred": v.winner,
         "lead": _standing(v.runner_up),  # the runner-up's time over the leader's, with its interval
-        "lead_below_tie_band": race.below_band,
+        "tie_within": race.tie_within,  # the band the outcome was decided with
         "blocks": race.blocks,
         "noise": {"pair_spread": _number(race.pair_spread), "run_spread": race.spread},
         "resolves": _number(race.floor),  # smallest relative difference max_blocks resolve at this noise
@@ -84,6 +84,6 @@ def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> di
         "campaign": campaign,
         "rule": None if rule is None else {"confidence": rule.confidence, "tie_within": rule.tie_within,
                                            "min_blocks": rule.min_blocks, "max_blocks": rule.max_blocks,
-                                           "budget_seconds": rule.budget},
+                                           "budget_seconds": rule.budget, "interval": rule.interval},
         "sections": [_section(s) for s in sections],
     }

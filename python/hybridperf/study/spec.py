@@ -8,7 +8,7 @@
     configurations: [pure-mpi, hybrid-1, hybrid-2, 4x2]   # or RANKSxTHREADS per node
     placement: [compact, spread]     # optional: each configuration once per policy (launch.placement)
     cores: [1, node]                 # total cores per point; or nodes: [1, 2, 4]
-    decide: {confidence: 0.90, tie_within: 2%, min_blocks: 3, max_blocks: 30, budget: 10m}
+    decide: {confidence: 0.90, tie_within: 2%, min_blocks: 3, max_blocks: 40, budget: 10m, interval: huber}
 See docs/study-spec.md for every key. Parsing is pure but for the kernel's option table (asked of the
 binary once); expansion into runs is `study.expand`, and the checks that need the kernel's own
 decomposition are `study.feasibility`.
@@ -25,6 +25,7 @@ from typing import Any, Callable
 import yaml
 
 from hybridperf import cluster, resources
+from hybridperf.analysis import confseq
 from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
@@ -36,7 +37,7 @@ KEYS = {
     "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "simgrid", "wait_policy", "app", "decide",
     "placement",
 }
-DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget")
+DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget", "interval")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra", "topology"}
 BACKENDS = ("local", "slurm", "simgrid")
@@ -78,7 +79,7 @@ class Study:
         """How the study decides: its `decide:` block, a fixed number of blocks (`repeats`), or the defaults; a
         simulated study by one block (a replay is exact: another would give the same times)."""
         if self.backend == "simgrid":
-            return Rule(min_blocks=1, max_blocks=1, budget=None)
+            return Rule(min_blocks=1, max_blocks=1, budget=None, **(self.decide or {}))
         if self.decide is not None:
             return Rule(**self.decide)
         if self.repeats is not None:
@@ -349,9 +350,12 @@ def _validate_simgrid(data: dict, ctx: Context, backend: str, kernel: str) -> di
         cluster.with_noise(described, seed)
     except cluster.ClusterError as err:
         raise ctx.error(("simgrid", "noise_seed"), str(err)) from None
-    if "decide" in data or data.get("repeats", 1) != 1:
-        raise ctx.error(("decide",) if "decide" in data else ("repeats",),
-                        "a simulated study replays each point once (a replay is exact): no decide or repeats")
+    if data.get("repeats", 1) != 1:
+        raise ctx.error(("repeats",), "a simulated study replays each point once (a replay is exact): no repeats")
+    for key in data.get("decide") or {}:
+        if key != "tie_within":
+            raise ctx.error(("decide", key), "a simulated study replays each point once (a replay is exact): its "
+                                             "decide block takes only tie_within")
     return {"cluster": str(block["cluster"]), "costs": costs, **({"noise_seed": seed} if seed is not None else {})}
 
 
@@ -359,8 +363,7 @@ def _validate_decide(data: dict, ctx: Context) -> dict[str, Any]:
     """The `decide:` block as Rule fields: a fraction for tie_within ('2%' or 0.02), seconds for budget ('10m')."""
     raw = data["decide"] or {}
     if not isinstance(raw, dict):
-        raise ctx.error(("decide",), "decide must be a mapping: confidence, tie_within, min_blocks, max_blocks, "
-                                     "budget")
+        raise ctx.error(("decide",), f"decide must be a mapping: {', '.join(DECIDE_KEYS)}")
     out: dict[str, Any] = {}
     for key, value in raw.items():
         where = ("decide", key)
@@ -368,6 +371,12 @@ def _validate_decide(data: dict, ctx: Context) -> dict[str, Any]:
             raise ctx.error(where, f"unknown decide key '{key}'{options.suggest(str(key), DECIDE_KEYS)}")
         if key in ("min_blocks", "max_blocks"):
             out[key] = _positive_int(ctx, where, value, key)
+            continue
+        if key == "interval":
+            if value not in confseq.KINDS:
+                raise ctx.error(where, f"interval must be one of {', '.join(confseq.KINDS)}, got {value!r}"
+                                       f"{options.suggest(str(value), confseq.KINDS)}")
+            out[key] = value
             continue
         try:
             out[key] = duration(value) if key == "budget" else fraction(value, key)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hybridperf.store.db import Store
+
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 
 
@@ -87,15 +89,28 @@ def test_failed_run_reports_the_kernel_error_and_keeps_nothing(md_binary, tmp_pa
 
 
 def test_compare_runs_each_split(md_binary, tmp_path):
+    """compare is a study without a file: its runs are stored as a study's (a warm-up first, then the blocks), and
+    `report` reads them."""
     out = cli("compare", "md", "--splits", "1x1,2x1,1x2", "-s", 6, "--steps", 20, "--results", tmp_path,
               "--max-blocks", 2)
     assert out.returncode == 0, out.stderr
     for split in ("1x1", "2x1", "1x2"):
         assert split in out.stdout
-    assert len(list((tmp_path / "runs").glob("*.json"))) == 6  # two blocks of the three splits
+    with Store(tmp_path) as store:
+        counted, every = store.runs("compare-md"), store.runs("compare-md", warmups=True)
+    assert len(counted) == 6 and len(every) == 7  # two blocks of the three splits, and one warm-up
+    assert {(r["ranks_per_node"], r["threads"]) for r in counted} == {(1, 1), (2, 1), (1, 2)}
     assert "md -s 6 --steps 20: undecided after 2 blocks" in out.stdout  # the study's rule: 2 blocks cannot bound
     assert "compared (undecided, " in out.stdout and "fastest" not in out.stdout  # no winner named from 2 blocks
     assert "different sizes" not in out.stdout  # md's -s is the whole box, whatever the split
+    report = cli("report", tmp_path, "--json")
+    assert json.loads(report.stdout)["study"] == "compare-md"
+
+
+def test_compare_takes_the_study_rule_and_refuses_what_the_kernel_does_not_take(tmp_path):
+    out = cli("compare", "md", "--splits", "2x1", "--sise", 6, "--results", tmp_path)
+    assert out.returncode == 2 and "md has no option '--sise' (did you mean 'size'?)" in out.stderr
+    assert not (tmp_path / "results.db").exists()
 
 
 def test_compare_says_when_the_splits_solve_different_problems(tmp_path):

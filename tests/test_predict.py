@@ -7,24 +7,26 @@ import pytest
 
 from hybridperf.models.split import Split
 from hybridperf.predict import render, sensitivity
-from hybridperf.predict.answer import Answer, Input, Prediction, ranked_answer, Recommendation, verdict_of
+from hybridperf.analysis.contest import decide, Standing
+from hybridperf.predict.answer import Input, Prediction, ranked_answer, Recommendation
 from hybridperf.predict.measured import MeasuredPredictor
 
 
 @pytest.mark.parametrize("low,high,verdict", [
-    (0.01, 0.05, "wins"),  # the whole interval above zero
-    (0.001, 0.01, "wins"),  # inside the band but above zero: a real, small win
-    (-0.01, 0.015, "tie"),  # wholly inside ±2%
-    (-0.01, 0.03, "undecided"),  # crosses zero and leaves the band
+    (1.01, 1.05, "wins"),  # the whole interval above 1 and not inside the band
+    (1.001, 1.01, "tie"),  # above 1 but inside ±2%: by the declared band, a tie
+    (0.99, 1.015, "tie"),  # wholly inside ±2%
+    (0.99, 1.03, "undecided"),  # crosses 1 and leaves the band
     (None, None, "undecided"),  # unbounded
 ])
-def test_the_verdict_is_the_races_rule(low, high, verdict):
-    assert verdict_of(low, high) == verdict
+def test_every_answer_is_decided_by_the_contest_rule(low, high, verdict):
+    """A prediction's answer and a race's are the same function of the runner-up's interval (analysis.contest)."""
+    predictions = [Prediction(PURE, 1.0, 1.0, 1.0, {}), Prediction(HYBRID, 1.02, 1.0, 1.05, {})]
+    answer = ranked_answer(1, predictions, 0.02, {HYBRID: (low or float("inf"), high or float("inf"))})
+    assert answer.verdict == verdict == decide("a", [Standing("b", "", 1.02, low, high)], 0.02).outcome
 
 
 PURE, HYBRID = Split(1, 2, 1), Split(1, 1, 2)
-
-
 @dataclass(frozen=True)
 class Toy:
     """Pure MPI takes 1 s; hybrid 1.2 s times the input 'threads' (so it wins once that falls below 1/1.2)."""
@@ -41,7 +43,7 @@ class Toy:
 
     def answer(self, nodes):
         t = self.times(nodes, [PURE, HYBRID])
-        return ranked_answer(nodes, [Prediction(s, v, v, v, {}) for s, v in t.items()], (0.2, 0.2))
+        return ranked_answer(nodes, [Prediction(s, v, v, v, {}) for s, v in t.items()])
 
     def from_zero(self, name):
         return False
@@ -59,7 +61,7 @@ def test_a_cheap_predictor_gets_the_exact_factor_and_a_costly_one_the_probe():
 
 
 def test_nothing_to_win_against_moves_nothing():
-    lone = Answer(1, (Prediction(PURE, 1.0, 1.0, 1.0, {}),), "wins", 0.0, None, None)
+    lone = ranked_answer(1, [Prediction(PURE, 1.0, 1.0, 1.0, {})])
     assert sensitivity.moves(Toy(cheap=True), [lone])["threads"][1].text() == "–"
 
 

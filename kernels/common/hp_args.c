@@ -410,6 +410,8 @@ void hp_args_describe(FILE *out, const hp_arg *args, int nargs)
         const hp_arg *a = &args[k];
         hp_json_object_begin(&j, NULL);
         hp_json_string(&j, "name", a->name);
+        char short_name[2] = {a->short_name, 0};
+        hp_json_string(&j, "short", a->short_name ? short_name : NULL);
         hp_json_string(&j, "type", type_names[a->type]);
         if (a->required)
             hp_json_null(&j, "default");

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 NAMED_CONFIGURATIONS = ("pure-mpi", "hybrid-1", "hybrid-2")
+ALL = "all"  # `configurations: all`: every split of the node (every_split)
 EXPLICIT = re.compile(r"([1-9]\d*)x([1-9]\d*)")
 PLACEMENTS = ("compact", "spread", "underpopulate", "oversubscribe")
 
@@ -90,6 +91,8 @@ def shape(configuration: str, cores_per_node: int, cores: int | None = None,
         rpn, threads = int(explicit[1]), int(explicit[2])
         if cores is None:
             return nodes, rpn, threads
+        if cores < rpn * threads:
+            raise NotApplicable(f"{configuration} needs {rpn * threads} cores, more than {cores}")
         if cores % (rpn * threads):
             raise ValueError(f"{cores} cores cannot be split into {configuration} per node")
         return cores // (rpn * threads), rpn, threads
@@ -108,6 +111,19 @@ def shape(configuration: str, cores_per_node: int, cores: int | None = None,
     if width < 2 or width % 2:
         raise NotApplicable(f"hybrid-2 needs an even number of cores per node, got {width}")
     return nodes, 2, width // 2
+
+
+def splits(cores_per_node: int) -> list[tuple[int, int]]:
+    """Every (ranks, threads) per node whose product is the node's cores, most ranks first: the one enumeration of
+    the splits a node allows (the model, the simulator and `configurations: all` all ask here)."""
+    return [(r, cores_per_node // r) for r in range(cores_per_node, 0, -1) if cores_per_node % r == 0]
+
+
+def every_split(cores_per_node: int) -> tuple[str, ...]:
+    """`configurations: all` as names: pure-mpi and hybrid-1 at the ends (so that on part of a node, as at one core,
+    they take the cores there are), RxT for the splits between (which exist only on whole nodes)."""
+    named = {(cores_per_node, 1): "pure-mpi", (1, cores_per_node): "hybrid-1"}
+    return tuple(dict.fromkeys(named.get((r, t), f"{r}x{t}") for r, t in splits(cores_per_node)))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from hybridperf.analysis.contest import Standing
+from hybridperf.analysis.contest import preferred, Standing
 from hybridperf.analysis.race import exact_race, race, Race, Rule
 from hybridperf.analysis.scaling import ASSUMED_STRONG, problem_size, Scaling, scaling
 from hybridperf.analysis.stats import summarize, Summary
@@ -85,10 +85,8 @@ class Verdict:
 
     @property
     def preferred(self) -> str:
-        """Of tied candidates, the one with the fewest ranks (less memory for halos, fewer messages); the leader
-        among those with as few."""
-        fewest = min(self._ranks(c) for c in self.race.tied)
-        return next(c for c in self.race.tied if self._ranks(c) == fewest)
+        """Of tied candidates, the one with the fewest ranks (analysis.contest.preferred)."""
+        return preferred(self.race, {c: self._ranks(c) for c in self.shapes})
 
     @property
     def why_preferred(self) -> str:

@@ -7,30 +7,33 @@ a kernel's own exit status is passed through.
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from hybridperf import __version__
 from hybridperf.analysis import affinity, compare, failure
-from hybridperf.analysis.race import Racer, Rule
+from hybridperf.analysis.race import Rule
 from hybridperf.analysis.scaling import problem_size
 from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potential as cli_potential,
                             simulate as cli_simulate, study as cli_study)
 from hybridperf.cli.recommend import recommend_command
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
-from hybridperf.launch import kernels, machine
+from hybridperf import shapes
+from hybridperf.launch import kernels, machine, quiet
 from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
 from hybridperf.launch.runner import (default_profile_path, execute, execute_copies, prepare, prepare_copies,
                                       RunOutcome)
 from hybridperf.profile import figure
 from hybridperf.report import terminal as summary
+from hybridperf.shapes import ALL
+from hybridperf.store.db import Store
+from hybridperf.study import adhoc
+from hybridperf.study.backends.local import LocalBackend
+from hybridperf.study.run import run_study
 from hybridperf.study.spec import duration, fraction
 
 app = typer.Typer(
@@ -202,78 +205,69 @@ def compare_splits(
     splits: Annotated[
         Optional[str],
         typer.Option(
-            "--splits", help="Comma-separated RANKSxTHREADS (default: 1x1, pure MPI, hybrid 1 and 2 ranks/node)."
+            "--splits", help="Comma-separated RANKSxTHREADS, or all: every split of this node (default: 1x1, pure "
+                             "MPI, hybrid 1 and 2 ranks/node)."
         ),
     ] = None,
-    results: Annotated[Path, typer.Option(help="Directory that keeps the profiles.")] = Path("results"),
+    results: Annotated[Optional[Path], typer.Option(help="The study's results directory (default: "
+                                                         "results/compare-KERNEL).")] = None,
     confidence: Annotated[str, typer.Option(help="Confidence of the verdict, over every look and pair.")] = "90%",
-    tie_within: Annotated[str, typer.Option(help="Differences below this are a tie (e.g. 5% or 0.05).")] = "5%",
-    max_blocks: Annotated[int, typer.Option(help="Most blocks (each runs every split still racing once; two "
-                                                 "splits need at least 7 to be told apart).")] = 20,
+    tie_within: Annotated[str, typer.Option(help="Differences below this are a tie (e.g. 2% or 0.02).")] =
+        f"{100 * Rule().tie_within:g}%",
+    max_blocks: Annotated[int, typer.Option(help="Most blocks (each runs every split still racing once).")] =
+        Rule().max_blocks,
     budget: Annotated[str, typer.Option(help="Most running time, e.g. 90s, 5m, or none.")] = "3m",
+    interval: Annotated[str, typer.Option(help="The confidence sequence: huber or sign "
+                                               "(docs/study-spec.md).")] = Rule().interval,
 ) -> None:
     """Race a kernel's ranks x threads splits on this node, in blocks of random order, until one wins or they
-    tie (the study's rule: docs/study-spec.md), and compare them side by side."""
+    tie: a study without a file (the study's rule: docs/study-spec.md), stored and reported as every study is,
+    and its splits compared side by side."""
     try:
         cores = machine.local_machine().cores
-        chosen = [compare.parse_split(s) for s in splits.split(",")] if splits else compare.default_splits(cores)
+        if splits == ALL:
+            chosen = [compare.Split(r, t) for r, t in shapes.splits(cores)]
+        else:
+            chosen = [compare.parse_split(s) for s in splits.split(",")] if splits else compare.default_splits(cores)
         chosen = list(dict.fromkeys(chosen))
         if max_blocks < 1:
             raise ValueError(f"--max-blocks must be at least 1, got {max_blocks}")
-        rule = Rule(fraction(confidence, "--confidence"), fraction(tie_within, "--tie-within"), min(3, max_blocks),
-                    max_blocks, duration(budget, "--budget"))
-        launches = {}
-        for split in chosen:
-            config = Configuration(1, split.ranks, split.threads, cores, oversubscribe=True)
-            path = default_profile_path(results, kernel, config)
-            launches[split] = (config, prepare(kernel, config, list(ctx.args), path))
+        rule = {"confidence": fraction(confidence, "--confidence"), "tie_within": fraction(tie_within, "--tie-within"),
+                "min_blocks": min(3, max_blocks), "max_blocks": max_blocks, "budget": duration(budget, "--budget"),
+                "interval": interval}
+        Rule(**rule)
+        directory = results or Path("results") / f"compare-{kernel}"
+        st = adhoc.compare_study(kernel, list(ctx.args), [(s.ranks, s.threads) for s in chosen], cores, rule,
+                                 str(directory))
+        with Store(directory) as store:
+            outcome = run_study(st, store, LocalBackend(st, directory), console, "hybridperf compare", quiet.check())
+            runs = store.runs(st.name, outcome.campaign)
     except USER_ERRORS as err:
         user_error(err)
-    racer = Racer([str(s) for s in chosen], rule)
-    kept: dict[compare.Split, list[dict]] = {s: [] for s in chosen}
-    spent, rng = 0.0, random.Random()
-    for split, (_, launch) in launches.items():
-        for w in launch.warnings:
-            console.print(f"[yellow]warning:[/yellow] {split}: {w}")
-    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console) as bar:
-        task = bar.add_task(kernel)
-        while racer.running and (rule.budget is None or spent < rule.budget):
-            order = [s for s in chosen if str(s) in racer.running]
-            rng.shuffle(order)
-            times: dict[str, float | None] = {}
-            for split in order:
-                bar.update(task, description=f"{kernel}: block {racer.blocks + 1}, {split}")
-                config = launches[split][0]
-                path = default_profile_path(results, kernel, config)
-                outcome: RunOutcome = execute(prepare(kernel, config, list(ctx.args), path), path)
-                spent += outcome.elapsed
-                if outcome.profile is None:
-                    bar.console.print(f"[red]{split} failed[/red] (exit {outcome.returncode}): "
-                                      f"{escape(failure.reason(outcome.stderr))}", markup=True, highlight=False)
-                    times[str(split)] = None
-                else:
-                    kept[split].append(outcome.profile)
-                    times[str(split)] = figure(outcome.profile, "loop_time")
-            racer.add(times)
-    if not any(kept.values()):
+    if outcome.ended == "interrupted":
+        errors.print(f"interrupted: the runs so far are stored in {directory}; run the same command to resume")
+        raise typer.Exit(130)
+    medians = [(s, p) for s in chosen if (p := _median_run(runs, s)) is not None]
+    if not medians:
         fail("every run failed; nothing to compare", 1)
-    medians = [(s, _median_run(profiles)) for s, profiles in kept.items() if profiles]
-    race = racer.state(stopped=bool(racer.running))
-    sizes = {str(s): problem_size(p) for s, p in medians}
-    console.print(summary.comparison_table(compare.comparison_rows(medians), kernel, race))
-    if len(set(sizes.values())) > 1:
-        console.print(f"[yellow]warning:[/yellow] the splits solved problems of different sizes "
-                      f"({', '.join(f'{s}: {n:,.0f}' for s, n in sizes.items() if n)}), so their times, speedups "
-                      "and verdict do not compare one problem (spmv's --n is a brick per rank or node: "
-                      "docs/spmv.md)", highlight=False)
-    console.print(race.line(f"{kernel} {' '.join(ctx.args)}".strip()), markup=False)
-    console.print(f"profiles: {results / 'runs'}")
+    for title, race in outcome.races.items():
+        console.print(summary.comparison_table(compare.comparison_rows(medians), kernel, race))
+        sizes = {str(s): problem_size(p) for s, p in medians}
+        if len(set(sizes.values())) > 1:
+            console.print(f"[yellow]warning:[/yellow] the splits solved problems of different sizes "
+                          f"({', '.join(f'{s}: {n:,.0f}' for s, n in sizes.items() if n)}), so their times, speedups "
+                          "and verdict do not compare one problem (spmv's --n is a brick per rank or node: "
+                          "docs/spmv.md)", highlight=False)
+        console.print(race.line(f"{kernel} {' '.join(ctx.args)}".strip()), markup=False)
+    console.print(f"runs stored in {directory} (hybridperf report {directory})")
 
 
-def _median_run(profiles: list[dict]) -> dict:
-    """The run whose loop time is the median of its split's (the lower of the middle two)."""
-    ordered = sorted(profiles, key=lambda p: figure(p, "loop_time"))
-    return ordered[(len(ordered) - 1) // 2]
+def _median_run(runs: list[dict], split: compare.Split) -> dict | None:
+    """The profile of the split's run whose loop time is the median of its ok runs (the lower of the middle two)."""
+    ok = [r["profile"] for r in runs if r["status"] == "ok" and r["profile"]
+          and (r["ranks_per_node"], r["threads"]) == (split.ranks, split.threads)]
+    ordered = sorted(ok, key=lambda p: figure(p, "loop_time"))
+    return ordered[(len(ordered) - 1) // 2] if ordered else None
 
 
 app.command(name="study")(cli_study.study)

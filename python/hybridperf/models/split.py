@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from hybridperf.models import thesis
+from hybridperf import shapes
 from hybridperf.shapes import Placement
 
 
@@ -209,9 +210,8 @@ def predict(cluster: Cluster, problem: Problem, split: Split, scale: dict[str, f
 
 
 def splits_of(cluster: Cluster, nodes: int) -> list[Split]:
-    """Every ranks x threads per node that fills the node's cores."""
-    c = cluster.cores_per_node
-    return [Split(nodes, r, c // r) for r in range(1, c + 1) if c % r == 0]
+    """Every ranks x threads per node that fills the node's cores (shapes.splits: most ranks first)."""
+    return [Split(nodes, r, t) for r, t in shapes.splits(cluster.cores_per_node)]
 
 
 def refused(problem: Problem, split: Split) -> bool:
@@ -226,18 +226,23 @@ def candidates(cluster: Cluster, problem: Problem, nodes: int) -> list[Split]:
 
 
 @dataclass
-class Verdict:
+class Priced:
+    """Every candidate split priced, with the Monte Carlo over its inputs' error bars: what the closed form says, for
+    predict's contest (predict.model) to decide."""
+
     nodes: int
     times: dict[Split, tuple[float, float]]  # prediction, standard deviation
-    winner: Split
+    winner: Split  # the fastest prediction
     runner_up: Split | None
     margin: float  # runner-up / winner - 1
-    margin_error: float
     confidence: float  # share of Monte Carlo draws in which the winner wins
+    log_sd: dict[Split, float]  # the standard deviation of each prediction's log over the draws
+    log_ratio_sd: dict[Split, float]  # ... and of the log of its time over the winner's, draw by draw
 
 
-def recommend(cluster: Cluster, problem: Problem, nodes: int, draws: int = 400, seed: int = 1) -> Verdict:
-    """The candidate splits' predictions with their Monte Carlo SD, the winner, its margin and how often it wins."""
+def recommend(cluster: Cluster, problem: Problem, nodes: int, draws: int = 400, seed: int = 1) -> Priced:
+    """The candidate splits' predictions with their Monte Carlo spread, the fastest, its margin and how often it
+    wins."""
     splits = candidates(cluster, problem, nodes)
     rng = np.random.default_rng(seed)
     u = cluster.uncertainty
@@ -250,11 +255,12 @@ def recommend(cluster: Cluster, problem: Problem, nodes: int, draws: int = 400, 
     order = np.argsort(central)
     winner = splits[order[0]]
     runner = splits[order[1]] if len(splits) > 1 else None
-    ratio = samples[:, order[1]] / samples[:, order[0]] if runner else np.ones(draws)
     wins = np.mean(np.argmin(samples, axis=1) == order[0])
-    return Verdict(nodes, {s: (c, float(np.std(samples[:, i]))) for i, (s, c) in enumerate(zip(splits, central))},
-                   winner, runner, float(central[order[1]] / central[order[0]] - 1) if runner else 0.0,
-                   float(np.std(ratio)), float(wins))
+    logs = np.log(samples)
+    return Priced(nodes, {s: (c, float(np.std(samples[:, i]))) for i, (s, c) in enumerate(zip(splits, central))},
+                  winner, runner, float(central[order[1]] / central[order[0]] - 1) if runner else 0.0, float(wins),
+                  {s: float(np.std(logs[:, i])) for i, s in enumerate(splits)},
+                  {s: float(np.std(logs[:, i] - logs[:, order[0]])) for i, s in enumerate(splits)})
 
 
 def crossovers(cluster: Cluster, problem: Problem, node_counts: list[int]) -> list[tuple[int, Split, Split]]:

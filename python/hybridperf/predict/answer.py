@@ -1,8 +1,7 @@
 """What every prediction of "which ranks x threads split wins" returns, however it was made — measured (a stored
 study's race), modelled (the closed-form split model) or simulated (SimGrid's replay): per node count, each
-candidate split's time with an interval and its parts, the winner, its margin with that margin's interval, and
-the verdict those give by the project's one rule (a lead whose whole interval is above zero wins; one whose whole
-interval lies inside the tie band is a tie; anything else is undecided). Plus the inputs the predictions rest on,
+candidate split's time with an interval and its parts, and the contest those give by the project's one rule
+(analysis.contest: the winner, the runner-up's lead with its interval, wins / tie / undecided). Plus the inputs the predictions rest on,
 each with its provenance, and how far each would have to move to change the answer (predict.sensitivity).
 Pure data and pure functions."""
 
@@ -11,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from hybridperf.analysis.contest import Contest, decide, preferred, Standing
 from hybridperf.analysis.race import Rule
 from hybridperf.models.split import PARTS, Split
 
@@ -44,65 +44,87 @@ class Input:
 class Prediction:
     split: Split
     seconds: float
-    low: float  # the interval the prediction is good to: the model's ±2 SD, a replay's measured-input noise,
-    high: float  # the measured runs' median's confidence interval
+    low: float  # the interval the prediction is good to: the model's ±2 SD (log scale), a replay's measured-input
+    high: float  # noise, the measured runs' median's confidence interval
     parts: dict[str, float | None]  # ALL_PARTS; None where this method cannot tell the part apart
     runs: int | None = None  # measured: how many runs
 
 
 @dataclass(frozen=True)
 class Answer:
-    """One node count: the candidates, best first, the splits left out and why, and the verdict."""
+    """One node count: the candidates, the one to use first (the winner, or the preferred of a tie), the splits
+    left out and why, and the contest the one rule decided (analysis.contest, its candidates named as `name`)."""
 
     nodes: int
-    predictions: tuple[Prediction, ...]  # fastest first
-    verdict: str  # wins | tie | undecided (measured: also only | failed, the race's own outcomes)
-    margin: float  # the runner-up's lead, relative: its time over the winner's - 1 (0 without a runner-up)
-    margin_low: float | None  # the runner-up's lead's interval, relative (None: unbounded or no runner-up)
-    margin_high: float | None
+    predictions: tuple[Prediction, ...]  # the one to use first, then by time
+    contest: Contest
     confidence: float | None = None  # the model's share of Monte Carlo draws in which the winner wins
     left_out: tuple[tuple[Split, str], ...] = ()
     note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return self.contest.outcome
 
     @property
     def winner(self) -> Split:
         return self.predictions[0].split
 
     @property
+    def leader(self) -> Split:
+        """The fastest (of a tie, maybe not the one to use)."""
+        return next(p.split for p in self.predictions if name(p.split) == self.contest.leader)
+
+    @property
     def runner_up(self) -> Split | None:
-        return self.predictions[1].split if len(self.predictions) > 1 else None
+        r = self.contest.runner_up
+        return next((p.split for p in self.predictions if name(p.split) == r.candidate), None) if r else None
+
+    @property
+    def margin(self) -> float:
+        """The runner-up's lead: its time over the leader's, less one (0 without a runner-up)."""
+        r = self.contest.runner_up
+        return r.ratio - 1 if r and r.ratio is not None else 0.0
+
+    @property
+    def margin_low(self) -> float | None:
+        r = self.contest.runner_up
+        return None if r is None or r.low is None else r.low - 1
+
+    @property
+    def margin_high(self) -> float | None:
+        r = self.contest.runner_up
+        return None if r is None or r.high is None else r.high - 1
 
     def lead_text(self) -> str:
-        """'+3.1% [+0.4%, +5.9%]', or '+3.1% (exact under the inputs)'."""
-        if self.runner_up is None:
-            return "–"
-        if self.margin_low is None or self.margin_high is None:
-            return f"{100 * self.margin:+.1f}% (unbounded)"
-        if self.margin_low == self.margin_high:
-            return f"{100 * self.margin:+.1f}% (exact under the inputs)"
-        return f"{100 * self.margin:+.1f}% [{100 * self.margin_low:+.1f}%, {100 * self.margin_high:+.1f}%]"
+        """'+3.1% [+0.4%, +5.9%]', or '+3.1% (exact)'."""
+        r = self.contest.runner_up
+        return r.lead_text() if r else "–"
 
 
-def verdict_of(margin_low: float | None, margin_high: float | None, tie_within: float = TIE_WITHIN) -> str:
-    """The rule every race uses: wins when the lead's whole interval is above zero, a tie when it lies wholly inside
-    the tie band, undecided otherwise (a win inside the band stays a win: real, if small)."""
-    if margin_low is None or margin_high is None:
-        return "undecided"
-    if margin_low > 0:
-        return "wins"
-    return "tie" if -tie_within < margin_low and margin_high < tie_within else "undecided"
+def ranked_answer(nodes: int, predictions: list[Prediction], tie_within: float = TIE_WITHIN,
+                  intervals: dict[Split, tuple[float, float]] | None = None, confidence: float | None = None,
+                  left_out: tuple[tuple[Split, str], ...] = (), note: str = "") -> Answer:
+    """The answer at one node count from its predictions, by the one contest rule: each candidate's time over the
+    fastest's with its interval — from `intervals` (split -> (low, high) of that ratio) where the predictor knows
+    it, else from the two predictions' own intervals, [its low / the fastest's high, its high / the fastest's low]."""
+    ranked = sorted(predictions, key=lambda p: p.seconds)
+    first = ranked[0]
+    others = []
+    for p in ranked[1:]:
+        low, high = (intervals or {}).get(p.split) or (p.low / first.high if first.high > 0 else math.inf,
+                                                       p.high / first.low if first.low > 0 else math.inf)
+        others.append(Standing(name(p.split), "", p.seconds / first.seconds, _ratio(low), _ratio(high)))
+    exact = all(p.low == p.high == p.seconds for p in ranked) and not intervals
+    contest = decide(name(first.split), others, tie_within, None if exact else Rule().confidence)
+    use = preferred(contest, {name(p.split): p.split.ranks for p in ranked})
+    ordered = sorted(ranked, key=lambda p: (name(p.split) != use, p.seconds))
+    return Answer(nodes, tuple(ordered), contest, confidence, left_out, note or ("" if others else "the only candidate"))
 
 
-def ranked_answer(nodes: int, predictions: list[Prediction], margin_interval: tuple[float, float] | None,
-                  confidence: float | None = None, left_out: tuple[tuple[Split, str], ...] = (),
-                  note: str = "") -> Answer:
-    """The answer at one node count from its predictions (ranked here) and the interval of the runner-up's lead."""
-    ranked = tuple(sorted(predictions, key=lambda p: p.seconds))
-    if len(ranked) < 2:
-        return Answer(nodes, ranked, "wins", 0.0, None, None, confidence, left_out, note or "the only candidate")
-    low, high = margin_interval if margin_interval else (None, None)
-    margin = ranked[1].seconds / ranked[0].seconds - 1
-    return Answer(nodes, ranked, verdict_of(low, high), margin, low, high, confidence, left_out, note)
+def _ratio(value: float) -> float | None:
+    """A ratio interval's end; None where it is unbounded (not finite, or not above zero)."""
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def crossovers(answers: list[Answer]) -> list[tuple[int, Split, Split]]:

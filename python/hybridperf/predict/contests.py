@@ -16,7 +16,7 @@ from typing import Callable
 from hybridperf import cluster
 from hybridperf.models.split import Split
 from hybridperf.predict import sensitivity
-from hybridperf.predict.answer import Answer, Input, Move, Prediction, ranked_answer
+from hybridperf.predict.answer import Answer, Input, Move, Prediction, ranked_answer, TIE_WITHIN
 from hybridperf.simulate import recommend
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import Plan
@@ -34,7 +34,7 @@ def split_of(run: RunPlan) -> Split:
 
 
 @dataclass(frozen=True)
-class Contest:
+class TopTwo:
     """One parameter set at one core count: its two fastest simulated configurations and their loop times."""
 
     params: str
@@ -46,12 +46,13 @@ class Contest:
 
 @dataclass(frozen=True)
 class ContestPredictor:
-    contest: Contest
+    contest: TopTwo
     spec: cluster.ClusterSpec
     models_on: ModelsOn
     plan_for: PlanFor
     method: str = "simulation"
     cheap: bool = False
+    tie_within: float = TIE_WITHIN
 
     def inputs(self) -> tuple[Input, ...]:
         figures = [Input(label, figure.text, figure.source, True)
@@ -61,8 +62,7 @@ class ContestPredictor:
     def answer(self, nodes: int) -> Answer:
         c = self.contest
         predictions = [Prediction(split_of(run), t, t, t, {}) for run, t in zip((c.winner, c.runner_up), c.seconds)]
-        margin = c.seconds[1] / c.seconds[0] - 1
-        return ranked_answer(nodes, predictions, (margin, margin))
+        return ranked_answer(nodes, predictions, self.tie_within)
 
     def from_zero(self, name: str) -> bool:
         return False
@@ -81,7 +81,7 @@ class ContestPredictor:
         return {sp: seconds(runs[sp]) for sp in splits}
 
 
-def contests(records: list[RunRecord], plans: dict[str, RunPlan]) -> list[Contest]:
+def contests(records: list[RunRecord], plans: dict[str, RunPlan]) -> list[TopTwo]:
     """Per parameter set and core count with two or more simulated configurations, its two fastest."""
     groups: dict[tuple[str, int], list[RunRecord]] = {}
     for r in records:
@@ -93,7 +93,7 @@ def contests(records: list[RunRecord], plans: dict[str, RunPlan]) -> list[Contes
         ranked = sorted(group, key=lambda r: r.loop_time)
         if len(ranked) > 1:
             first, second = ranked[:2]
-            out.append(Contest(label, cores, plans[first.run_key], plans[second.run_key],
+            out.append(TopTwo(label, cores, plans[first.run_key], plans[second.run_key],
                                (first.loop_time, second.loop_time)))
     return out
 
@@ -102,7 +102,7 @@ def contests(records: list[RunRecord], plans: dict[str, RunPlan]) -> list[Contes
 class Point:
     """One contest: who won the simulation, by how much, and which moves of which inputs change that."""
 
-    contest: Contest
+    contest: TopTwo
     moves: dict[str, Move]
 
     @property

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridperf.analysis.confseq import sign_interval
-from hybridperf.analysis.contest import Standing
+from hybridperf.analysis.contest import Contest, renamed, unraced
 from hybridperf.analysis.sections import Point, Section, Verdict
 from hybridperf.models import measured as calibration
 from hybridperf.models.split import PARTS, Split
-from hybridperf.predict.answer import Answer, finite, IDLE, Input, name, Prediction
+from hybridperf.predict.answer import Answer, IDLE, Input, name, Prediction, TIE_WITHIN
 
 
 def _comm(profile: dict[str, Any], cls: str) -> float | None:
@@ -32,15 +32,6 @@ def _parts(point: Point, seconds: float) -> dict[str, float | None]:
         return dict.fromkeys((*PARTS, IDLE))
     p2p_s, coll_s = statistics.median(p2p), statistics.median(coll)
     return dict(zip((*PARTS, IDLE), (seconds - p2p_s - coll_s, None, p2p_s, coll_s, None)))
-
-
-def _lead(runner: Standing | None) -> tuple[float, float | None, float | None]:
-    """The race's lead and its interval: the runner-up's median paired ratio to the leader, less one."""
-    if runner is None or runner.ratio is None:
-        return 0.0, None, None
-    low = finite(runner.low - 1) if runner.low is not None else None
-    high = finite(runner.high - 1) if runner.high is not None else None
-    return runner.ratio - 1, low, high
 
 
 def _split(verdict: Verdict, candidate: str) -> Split:
@@ -63,8 +54,13 @@ def answer_of(section: Section, verdict: Verdict) -> Answer:
         point = next(points[c] for c in candidate.split(" = ") if c in points)
         predictions.append(Prediction(_split(verdict, candidate), median, low, high, _parts(point, median),
                                       len(times)))
-    return Answer(predictions[0].split.nodes, tuple(predictions), verdict.outcome, *_lead(verdict.race.runner_up),
+    return Answer(predictions[0].split.nodes, tuple(predictions), _contest(verdict),
                   note=verdict.race.line(f"the race at {verdict.scale} {section.axis}"))
+
+
+def _contest(verdict: Verdict) -> Contest:
+    """The race's contest, its candidates named as the splits they are."""
+    return renamed(verdict.race, {c: name(_split(verdict, c)) for c in verdict.shapes})
 
 
 @dataclass(frozen=True)
@@ -122,10 +118,11 @@ def beside(profiles: list[dict], studies: list[tuple[str, list[Section]]], seria
         winner = decided.winner if decided else None
         predictions.sort(key=lambda p: (calibration.shape(p.split) != winner, p.seconds))
         if decided:
-            answer = Answer(1, tuple(predictions), decided.verdict.outcome, *_lead(decided.verdict.race.runner_up))
+            answer = Answer(1, tuple(predictions), _contest(decided.verdict))
         else:
-            lead = predictions[1].seconds / predictions[0].seconds - 1 if len(predictions) > 1 else 0.0
-            answer = Answer(1, tuple(predictions), "not raced", lead, None, None)
+            answer = Answer(1, tuple(predictions), unraced([name(p.split) for p in predictions],
+                                                           {name(p.split): p.seconds for p in predictions},
+                                                           TIE_WITHIN))
         lines.append("measured: median ± spread (runs) of the calibration's runs of the same problem and split")
     if decided:
         lines.append(decided.line())

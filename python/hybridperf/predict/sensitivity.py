@@ -14,7 +14,8 @@ import math
 from typing import Callable, Protocol
 
 from hybridperf.models.split import Split
-from hybridperf.predict.answer import Answer, Input, Move
+from hybridperf.analysis.contest import exact
+from hybridperf.predict.answer import Answer, Input, Move, name as split_name, TIE_WITHIN
 
 CHEAP_LIMIT = 100.0  # a cheap predictor's inputs are moved by up to this factor either way
 COSTLY_LIMIT = 2.0  # a costly one's: halved and doubled
@@ -85,14 +86,15 @@ def moves(predictor: Predictor, answers: list[Answer],
             if a.runner_up is None:
                 out[entry.name][a.nodes] = Move()
                 continue
-            contenders = [p.split for p in a.predictions] if cheap else [a.winner, a.runner_up]
+            contenders = [p.split for p in a.predictions] if cheap else [a.leader, a.runner_up]
 
             def changes(x: float, nodes: int = a.nodes, contenders: list[Split] = contenders,
-                        winner: Split = a.winner, name: str = entry.name) -> bool:
+                        leader: Split = a.leader, name: str = entry.name) -> bool:
+                """Whether another split leads the contest of the moved times (exact under the moved inputs)."""
                 if not cheap:  # a cheap predictor's hundreds of prices are too quick to report
                     progress(f"{name} × {x:g} at {nodes} node{'s' if nodes > 1 else ''}")
                 t = predictor.times(nodes, contenders, (name, x))
-                return min(t, key=t.__getitem__) != winner
+                return exact({split_name(s): v for s, v in t.items()}, TIE_WITHIN).leader != split_name(leader)
 
             if predictor.from_zero(entry.name):
                 values = list(LOSSES) if cheap else [0.01, 0.1]

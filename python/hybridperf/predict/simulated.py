@@ -8,7 +8,7 @@ Pure but for the replays and the kernel's --plan it runs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable
 
@@ -16,7 +16,7 @@ from hybridperf import cluster as clusters
 from hybridperf.launch import kernels
 from hybridperf.models import calibrate, presets
 from hybridperf.models.split import Split, ThreadEfficiency
-from hybridperf.predict.answer import Answer, IDLE, Input, Prediction, ranked_answer, Unanswerable
+from hybridperf.predict.answer import Answer, IDLE, Input, Prediction, ranked_answer, TIE_WITHIN, Unanswerable
 from hybridperf.simulate import recommend, study as simulation
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import parse, Plan
@@ -124,6 +124,7 @@ class SimulatedPredictor:
     progress: Progress = lambda line: None
     method: str = "simulation"
     cheap: bool = False
+    tie_within: float = TIE_WITHIN
 
     def _borrowed(self) -> dict[str, recommend.ModelMove]:
         """The compute model's inputs borrowed from another machine, as assumed inputs to move: all its costs, and
@@ -166,14 +167,10 @@ class SimulatedPredictor:
             predictions.append(Prediction(sp, total, total - noise, total + noise,
                                           {**{k: v for k, v in parts.items() if k != recommend.REST},
                                            IDLE: parts[recommend.REST]}))
-        ranked = sorted(predictions, key=lambda p: p.seconds)
-        margin = None
-        if len(ranked) > 1:
-            first, second = ranked[:2]
-            margin = (second.low / first.high - 1, second.high / first.low - 1)
-        noisy = margin is not None and margin[0] < 0
-        note = f"within the ±{100 * sim.noise:.0f}% noise of the measured e_mt" if noisy else ""
-        return ranked_answer(nodes, predictions, margin, note=note)
+        answer = ranked_answer(nodes, predictions, self.tie_within)
+        low = answer.margin_low
+        noisy = low is not None and low < 0 and not answer.contest.exact
+        return replace(answer, note=f"within the ±{100 * sim.noise:.0f}% noise of the measured e_mt" if noisy else "")
 
     def from_zero(self, name: str) -> bool:
         return False

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from hybridperf import cluster
+from hybridperf import cluster, shapes
 from hybridperf.models.split import PARTS, Split, ThreadEfficiency
 from hybridperf.simulate import point, traces
 from hybridperf.simulate.compute import compute_seconds, ComputeModel, Threads
@@ -23,9 +23,8 @@ PlanOf = Callable[[Split], Plan]  # the kernel's plan of the problem at a split
 
 
 def splits(spec: cluster.ClusterSpec, nodes: int) -> list[Split]:
-    """Every split that fills a node: r ranks of cores/r threads, r dividing the node's cores."""
-    cores = spec.cores_per_node
-    return [Split(nodes, r, cores // r) for r in range(cores, 0, -1) if cores % r == 0]
+    """Every split that fills a node (shapes.splits)."""
+    return [Split(nodes, r, t) for r, t in shapes.splits(spec.cores_per_node)]
 
 
 def moved(spec: cluster.ClusterSpec, figure: str, factor: float) -> cluster.ClusterSpec:

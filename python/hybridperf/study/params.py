@@ -98,3 +98,62 @@ def to_args(params: dict[str, Any]) -> list[str]:
         else:
             args += [f"--{name}", str(value)]
     return args
+
+
+def params_of_args(kernel: str, table: tuple[dict[str, Any], ...], args: list[str]) -> dict[str, Any]:
+    """A kernel's command-line arguments (`-s 20 --steps 50`, `--grid 2 1 1`, `--flag`, `--name=value`, positional
+    values) as the parameters of a study: names as the option table gives them, values of its types. ValueError,
+    in one line, for what the table does not know."""
+    by_name = {o["name"]: o for o in table}
+    by_short = {o["short"]: o for o in table if o.get("short")}
+    positional = [o for o in table if o["positional"]]
+    out: dict[str, Any] = {}
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        if token.startswith("--") or (token.startswith("-") and len(token) > 1 and not _number(token)):
+            key, eq, inline = token.lstrip("-").partition("=")
+            option = by_name.get(key) if token.startswith("--") else by_short.get(key)
+            if option is None:
+                names = [*by_name, *by_short]
+                raise ValueError(f"{kernel} has no option '{token}'{suggest(key, names)} (see hybridperf-{kernel} "
+                                 "--help)")
+            if option["name"] in RESERVED:
+                raise ValueError(f"{option['name']} is set by hybridperf itself")
+            if option["type"] == "flag":
+                out[option["name"]] = True
+                continue
+            count = 3 if option["type"] == "int3" else 1
+            values = [inline] if eq else [rest.pop(0) for _ in range(min(count, len(rest)))]
+            if len(values) < count:
+                raise ValueError(f"--{option['name']} needs {count} value{'s' if count > 1 else ''}")
+            out[option["name"]] = _typed(option, values)
+        else:
+            taken = sum(o["name"] in out for o in positional)
+            if taken >= len(positional):
+                raise ValueError(f"{kernel} takes {len(positional)} positional values, got another: '{token}'")
+            out[positional[taken]["name"]] = _typed(positional[taken], [token])
+    return out
+
+
+def _number(token: str) -> bool:
+    try:
+        float(token)
+        return True
+    except ValueError:
+        return False
+
+
+def _typed(option: dict[str, Any], values: list[str]) -> Any:
+    """Command-line text as the option's type (int, real, int3; text otherwise), or ValueError."""
+    kind = option["type"]
+    try:
+        if kind == "int":
+            return int(values[0])
+        if kind == "real":
+            return float(values[0])
+        if kind == "int3":
+            return [int(v) for v in values]
+    except ValueError:
+        raise ValueError(f"--{option['name']} takes a value of type {kind}, got {' '.join(values)!r}") from None
+    return values[0]

@@ -29,7 +29,7 @@ from hybridperf.analysis import confseq
 from hybridperf.analysis.race import Rule
 from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
-from hybridperf.shapes import NAMED_CONFIGURATIONS, PLACEMENTS, Design, is_configuration, split_placement
+from hybridperf.shapes import ALL, Design, every_split, is_configuration, NAMED_CONFIGURATIONS, PLACEMENTS, split_placement
 from hybridperf.study import feasibility, params as options, paths
 
 KEYS = {
@@ -255,7 +255,7 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
         if ctx.base:
             data["app"] = paths.resolve_app(data["app"], ctx.base, app_error)
         parse_app(data["app"], set(params) | {k for g in zips for k in g}, app_error)
-    configurations, configuration_params = _validate_configurations(data, ctx, kernel, table)
+    configurations, configuration_params = _validate_configurations(data, ctx, kernel, table, cpn)
     given = set(params) | {k for group in zips for k in group}
     for option in table.values():
         needed = option["name"]
@@ -475,10 +475,13 @@ def _validate_params(data: dict, ctx: Context, kernel: str,
     return params, tuple(zips)
 
 
-def _validate_configurations(data: dict, ctx: Context, kernel: str,
-                             table: dict[str, dict]) -> tuple[tuple[str, ...], dict[str, dict]]:
-    """Names, each optionally with kernel parameters of its own: `- hybrid-1: {mode: hybrid}`."""
+def _validate_configurations(data: dict, ctx: Context, kernel: str, table: dict[str, dict],
+                             cores_per_node: int) -> tuple[tuple[str, ...], dict[str, dict]]:
+    """Names, each optionally with kernel parameters of its own: `- hybrid-1: {mode: hybrid}`; or `all`, every split
+    of the node (shapes.every_split)."""
     raw = data["configurations"]
+    if raw == ALL:
+        return every_split(cores_per_node), {}
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw:
@@ -500,7 +503,8 @@ def _validate_configurations(data: dict, ctx: Context, kernel: str,
         name = str(entry)
         if not is_configuration(name):
             raise ctx.error(where, f"unknown configuration '{name}': use {', '.join(NAMED_CONFIGURATIONS)} or "
-                                   f"RANKSxTHREADS per node (e.g. 4x2){options.suggest(name, NAMED_CONFIGURATIONS)}")
+                                   f"RANKSxTHREADS per node (e.g. 4x2), or configurations: {ALL} for every split"
+                                   f"{options.suggest(name, NAMED_CONFIGURATIONS)}")
         if name in names:
             raise ctx.error(where, f"configuration {name} is listed twice")
         names.append(name)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
-from hybridperf.analysis import efficiency as eff, sections as analysis
+from hybridperf.analysis import disturbed, efficiency as eff, sections as analysis
 from hybridperf.app.launch import command_of
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine, quiet
@@ -124,6 +125,7 @@ class Stored:
     study: spec.Study
     runs: list[dict]
     campaign: Campaign
+    every: list[dict] = field(default_factory=list)  # warm-ups and runs of blocks run again too
 
     def sections(self) -> list[analysis.Section]:
         return analysis.analyse(self.study.design, self.runs, self.study.rule,
@@ -147,7 +149,8 @@ def stored(directory: Path, name: str | None, campaign: int | None = None) -> St
             fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
         try:
             chosen = store.campaign(name, campaign)
-            return Stored(spec.from_dict(chosen.spec), store.runs(name, chosen.number), chosen)
+            return Stored(spec.from_dict(chosen.spec), store.runs(name, chosen.number), chosen,
+                          store.runs(name, chosen.number, warmups=True))
         except StoreError as err:
             fail(str(err))
 
@@ -176,12 +179,15 @@ def _report(directory: Path, name: str | None, out: Path | None = None, campaign
         c = found.campaign
         about = {"number": c.number, "started": c.started, "finished": c.finished, "ended": c.ended,
                  "machine": c.machine}
-        print(json.dumps(verdicts_json.document(found.study.name, about, sections), indent=1))
+        print(json.dumps(verdicts_json.document(found.study.name, about, sections, found.every), indent=1))
         return None
     terminal.print_study(console, sections, found.runs)
+    notes = disturbed.summary(found.every)
+    for line in notes:
+        console.print(f"[yellow]disturbed:[/yellow] {escape(line)}", highlight=False)
     out = out or directory / "report.html"
     reporting.write_html(out, reporting.render_html(found.study.name, found.study.as_dict(), sections, found.runs,
-                                                    found.describe(), found.campaign.machine))
+                                                    found.describe(), found.campaign.machine, notes))
     console.print(f"report: {out}")
     return out
 

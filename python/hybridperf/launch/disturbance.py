@@ -39,8 +39,10 @@ class Disturbance:
         return (f"other processes used {self.others:.2f} of a core on average while it ran{steal} "
                 f"({self.switches} involuntary context switches)")
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {"others": round(self.others, 4), "steal": round(self.steal, 4), "switches": self.switches}
+    def as_dict(self) -> dict[str, float | int | bool]:
+        """As a run record keeps it (the store's `disturbance`), with the verdict made here."""
+        return {"others": round(self.others, 4), "steal": round(self.steal, 4), "switches": self.switches,
+                "disturbed": self.disturbed}
 
 
 def _cpu_seconds() -> tuple[float, float]:

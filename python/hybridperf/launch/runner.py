@@ -22,6 +22,7 @@ from hybridperf import profile
 from hybridperf.files import write_atomic
 from hybridperf.launch import kernels
 from hybridperf.launch.busy import BusyThreads
+from hybridperf.launch.disturbance import Disturbance, Meter
 from hybridperf.launch.lines import build_launch, Configuration, Flavor, Launch, LaunchError
 from hybridperf.launch.machine import Machine
 from hybridperf.launch.placement import Binding
@@ -37,6 +38,7 @@ class RunOutcome:
     elapsed: float = 0.0
     output: Path | None = None  # where the run's output was kept (None: nowhere)
     reason: str | None = None  # why it failed, when the front end knows better than its output says
+    disturbance: Disturbance | None = None  # what other processes took from it (None: not measured)
 
 
 def default_profile_path(results: Path, kernel: str, config: Configuration) -> Path:
@@ -77,9 +79,11 @@ def prepare(
 
 
 def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: float | None = None,
-            output: Path | None = None, cwd: Path | None = None, watch: BusyThreads | None = None) -> RunOutcome:
+            output: Path | None = None, cwd: Path | None = None, watch: BusyThreads | None = None,
+            alone: bool = True) -> RunOutcome:
     """Runs the launch line; the kernel's stdout streams through when echo is on, or goes to `output`; `watch`
-    reads the run's busy threads while it runs.
+    reads the run's busy threads while it runs; `alone` (no other run of ours at once): what other processes
+    took from it is measured (launch.disturbance).
 
     The launcher runs in its own process group, so a timeout or Ctrl-C stops every rank, not just
     mpirun; on Ctrl-C the group is killed and KeyboardInterrupt propagates. A profile left by an
@@ -91,6 +95,8 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
     for path, text in launch.files.items():  # what the line reads (a rankfile), written where it says
         Path(path).write_text(text)
     env = {**os.environ, **launch.env}
+    meter = Meter()
+    meter.start()
     started = time.monotonic()
     sink = output.open("w") if output else None
     proc = subprocess.Popen(launch.command, env=env, stdout=sink or (None if echo else subprocess.DEVNULL),
@@ -113,9 +119,11 @@ def execute(launch: Launch, profile_path: Path, echo: bool = False, timeout: flo
             sink.close()
         if watch:
             watch.stop()
+    elapsed = time.monotonic() - started
+    disturbance = meter.stop() if alone else None
     loaded = profile.load(profile_path) if profile_path.exists() and not timed_out else None
-    return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out,
-                      time.monotonic() - started, output)
+    return RunOutcome(proc.returncode, profile_path if loaded else None, loaded, stderr or "", timed_out, elapsed,
+                      output, disturbance=disturbance)
 
 
 def prepare_copies(kernel: str, machine: Machine, copies: int, kernel_args: list[str], profile_path: Path,
@@ -146,7 +154,7 @@ def execute_copies(launches: list[tuple[Launch, Path]], timeout: float | None = 
             (Path(tmp) / str(k)).mkdir()
             own.append((replace(launch, env={**launch.env, "TMPDIR": str(Path(tmp) / str(k))}), path))
         with ThreadPoolExecutor(max_workers=len(own)) as pool:
-            outcomes = list(pool.map(lambda launch: execute(*launch, timeout=timeout), own))
+            outcomes = list(pool.map(lambda launch: execute(*launch, timeout=timeout, alone=False), own))
     for k, outcome in enumerate(outcomes):
         if outcome.profile is not None and outcome.profile_path is not None:
             outcome.profile["run"]["copy"] = {"index": k, "of": len(launches)}

@@ -45,7 +45,7 @@ th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3
 td:first-child,th:first-child,td.words{text-align:left}img{max-width:100%;display:block;margin:1em 0}
 h2{border-bottom:2px solid #444;padding-bottom:0.2em;margin-top:2em}code{background:#f3f3f3;padding:0 3px}
 .headline{border:2px solid #444;border-radius:6px;padding:0.6em 1.2em;margin:1em 0;background:#fafaf5}
-.headline li{margin:0.3em 0}table.pop{font-size:0.8em}table.pop td,table.pop th{white-space:nowrap;padding:2px 4px}table.pop small{color:#444}"""
+.headline li{margin:0.3em 0}.warn{color:#7a4b00}table.pop{font-size:0.8em}table.pop td,table.pop th{white-space:nowrap;padding:2px 4px}table.pop small{color:#444}"""
 
 
 def html_table(table: Table) -> str:
@@ -177,7 +177,7 @@ def _machine(check: dict[str, Any] | None) -> str:
 
 
 def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: list[dict[str, Any]],
-                campaign: str = "", machine: dict[str, Any] | None = None) -> str:
+                campaign: str = "", machine: dict[str, Any] | None = None, notes: list[str] = ()) -> str:
     ok = sum(r["status"] == "ok" for r in runs)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>hybridperf report: {html.escape(name)}</title>"
              f"<style>{STYLE}</style></head><body>",
@@ -185,6 +185,7 @@ def render_html(name: str, spec: dict[str, Any], sections: list[Section], runs: 
              f"<p>{html.escape(spec.get('description', ''))}</p>",
              _simulated_notice(runs),
              headline(sections),
+             "".join(f"<p class='warn'>{html.escape(line)}</p>" for line in notes),
              f"<p>Kernel <code>{html.escape(spec['kernel'])}</code>; configurations "
              f"{html.escape(', '.join(spec['configurations']))}; {html.escape(campaign)}{ok} of {len(runs)} counted "
              f"runs succeeded (warm-up runs are not counted). Report written {time.strftime('%Y-%m-%d %H:%M:%S')}. "

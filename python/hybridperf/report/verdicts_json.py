@@ -12,6 +12,7 @@ from typing import Any
 
 from hybridperf.analysis.pop_study import explanation, point_factors, PointFactors
 from hybridperf.analysis.contest import Standing
+from hybridperf.analysis.disturbed import disturbed
 from hybridperf.analysis.sections import Section, Verdict
 from hybridperf.report import percall_table, placement_table
 from hybridperf.report.tables import distinct_points
@@ -77,11 +78,16 @@ def _section(s: Section) -> dict[str, Any]:
             **placement_table.as_json(s)}
 
 
-def document(name: str, campaign: dict[str, Any], sections: list[Section]) -> dict[str, Any]:
+def document(name: str, campaign: dict[str, Any], sections: list[Section],
+             every: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """`every`: the campaign's runs, warm-ups and blocks run again included (what other processes took from them)."""
     rule = sections[0].rule if sections else None
     return {
         "study": name,
         "campaign": campaign,
+        "disturbed": {"blocks_run_again": sum(bool(r.get("superseded")) and r.get("position") == 0 for r in every),
+                      "counted_runs_disturbed": sum(disturbed(r) and not r.get("superseded") and not r.get("warmup")
+                                                    for r in every)},
         "rule": None if rule is None else {"confidence": rule.confidence, "tie_within": rule.tie_within,
                                            "min_blocks": rule.min_blocks, "max_blocks": rule.max_blocks,
                                            "budget_seconds": rule.budget, "interval": rule.interval},

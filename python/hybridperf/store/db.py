@@ -27,7 +27,7 @@ from typing import Any
 
 from hybridperf.store import flat
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 METRICS = """
 CREATE TABLE IF NOT EXISTS metrics (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -85,7 +85,9 @@ CREATE TABLE IF NOT EXISTS runs (
     stderr          TEXT,                   -- the end of stderr when the run did not succeed
     reason          TEXT,                   -- why it did not succeed, one line (NULL: it did)
     output          TEXT,                   -- its kept output file, relative to the results directory; NULL: none
-    profile_path    TEXT                    -- the profile file, relative to the results directory; NULL: none
+    profile_path    TEXT,                   -- the profile file, relative to the results directory; NULL: none
+    disturbance     TEXT,                   -- JSON: what other processes took from it (launch.disturbance); NULL: not measured
+    superseded      INTEGER NOT NULL DEFAULT 0  -- 1: its block was run again (a run of it was disturbed); counted nowhere
 );
 CREATE INDEX IF NOT EXISTS runs_by_study ON runs(study, campaign, status);
 """ + METRICS
@@ -123,6 +125,7 @@ class RunRecord:
     warmup: bool = False
     reason: str | None = None  # why it did not succeed, one line
     output: Path | None = None  # its kept output (None: none kept)
+    disturbance: dict[str, Any] | None = None  # launch.disturbance's, as a dict (None: not measured)
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA journal_mode=WAL")
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, 2, 3, SCHEMA_VERSION):
+            if version not in (0, 1, 2, 3, 4, SCHEMA_VERSION):
                 raise StoreError(f"{self.path} has schema version {version}; this hybridperf reads up to "
                                  f"{SCHEMA_VERSION}: use a newer hybridperf")
             with self.db:
@@ -162,6 +165,8 @@ class Store:
                     self._migrate_from_2()
                 if version in (1, 2, 3):
                     self._migrate_from_3()
+                if version in (1, 2, 3, 4):
+                    self._migrate_from_4()
                 self.db.executescript(SCHEMA)
                 self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as err:
@@ -193,6 +198,11 @@ class Store:
     def _migrate_from_3(self) -> None:
         """Schema 3 kept no failure reason or output path: old failures show their stderr's telling line instead."""
         for column in ("reason TEXT", "output TEXT"):
+            self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
+
+    def _migrate_from_4(self) -> None:
+        """Schema 4 measured no disturbance and ran no block again."""
+        for column in ("disturbance TEXT", "superseded INTEGER NOT NULL DEFAULT 0"):
             self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
 
     def _relative(self, path: Path) -> str:
@@ -272,8 +282,9 @@ class Store:
             cursor = self.db.execute(
                 "INSERT INTO runs(run_key, study, campaign, kernel, params, configurations, nodes, ranks, "
                 "ranks_per_node, threads, cores, mode, oversubscribed, repeat, position, warmup, status, exit_code, "
-                "loop_time, started, elapsed, backend, launch, warnings, stderr, profile_path, reason, output) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "loop_time, started, elapsed, backend, launch, warnings, stderr, profile_path, reason, output, "
+                "disturbance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?)",
                 (
                     r.run_key, r.study, r.campaign, r.kernel, json.dumps(r.params, sort_keys=True), ",".join(r.configurations),
                     r.nodes, r.ranks, r.ranks_per_node, r.threads, r.ranks * r.threads, r.mode,
@@ -281,15 +292,22 @@ class Store:
                     r.backend, r.launch, json.dumps(r.warnings), r.stderr,
                     self._relative(r.profile_path) if r.profile_path else None, r.reason,
                     self._relative(r.output) if r.output else None,
+                    json.dumps(r.disturbance) if r.disturbance is not None else None,
                 ),
             )
             if r.profile is not None:
                 self._add_metrics(cursor.lastrowid, r.profile)
 
+    def supersede(self, run_keys: list[str]) -> None:
+        """Marks runs whose block is run again (a run of it was disturbed): kept, counted in no statistic."""
+        with self.db:
+            self.db.executemany("UPDATE runs SET superseded = 1 WHERE run_key = ?", [(k,) for k in run_keys])
+
     def runs(self, study: str | None = None, campaign: int | None = None, warmups: bool = False) -> list[dict[str, Any]]:
-        """Every run (of one study; of one of its campaigns), with params and warnings decoded and its profile read
-        from its file; warm-up runs only when asked for (they count in no statistic)."""
-        where, args = ([], []) if warmups else (["warmup = 0"], [])
+        """Every run (of one study; of one of its campaigns), with params, warnings and disturbance decoded and its
+        profile read from its file; warm-up runs and superseded ones (their block was run again) only when asked
+        for (they count in no statistic)."""
+        where, args = ([], []) if warmups else (["warmup = 0 AND superseded = 0"], [])
         for column, value in (("study", study), ("campaign", campaign)):
             if value is not None:
                 where.append(f"{column} = ?")
@@ -302,6 +320,8 @@ class Store:
             d["warnings"] = json.loads(d["warnings"])
             d["configurations"] = d["configurations"].split(",")
             d["warmup"] = bool(d["warmup"])
+            d["superseded"] = bool(d["superseded"])
+            d["disturbance"] = json.loads(d["disturbance"]) if d["disturbance"] else None
             d["profile"] = self._profile(d["profile_path"]) if d["profile_path"] else None
             d["output"] = str(self.directory / d["output"]) if d["output"] else None  # as the user named the store
             out.append(d)

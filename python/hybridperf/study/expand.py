@@ -33,6 +33,7 @@ class RunPlan(Placement):
     campaign: int = 1
     position: int | None = None  # place in its block's random order
     warmup: bool = False  # the uncounted run before a race's first block
+    attempt: int = 0  # the block's: 1, 2 ... where it was run again (a run of it was disturbed)
 
     @property
     def placement(self) -> str | None:
@@ -43,7 +44,8 @@ class RunPlan(Placement):
     def key(self) -> str:
         """Stable identity of the run, used to resume: study, campaign, parameters, shape, placement and block."""
         ident = [self.study, self.kernel, self.params, self.nodes, self.ranks_per_node, self.threads, self.repeat,
-                 self.campaign, self.warmup] + ([self.placement] if self.placement else [])
+                 self.campaign, self.warmup] + ([self.placement] if self.placement else []) + \
+            ([self.attempt] if self.attempt else [])
         return hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
@@ -78,10 +80,11 @@ class RaceDef:
         problem = ", ".join(f"{k}={v}" for k, v in self.params.items()) or "all runs"
         return f"{problem} at {self.scale} {self.axis[:-1] if self.scale == 1 else self.axis}"
 
-    def block(self, number: int, order: list[str], campaign: int) -> list[RunPlan]:
-        """The runs of one block: the named candidates in this order."""
+    def block(self, number: int, order: list[str], campaign: int, attempt: int = 0) -> list[RunPlan]:
+        """The runs of one block (its `attempt`-th repeat): the named candidates in this order."""
         by_name = {c.candidate: c for c in self.candidates}
-        return [replace(by_name[name], repeat=number, campaign=campaign, position=k) for k, name in enumerate(order)]
+        return [replace(by_name[name], repeat=number, campaign=campaign, position=k, attempt=attempt)
+                for k, name in enumerate(order)]
 
     def warmup(self, candidate: str, campaign: int) -> RunPlan:
         plan = next(c for c in self.candidates if c.candidate == candidate)

@@ -28,6 +28,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hybridperf.analysis.race import ExactRacer, Race, Racer
+from hybridperf.analysis.disturbed import disturbance_text
 from hybridperf.analysis.sections import blocks_of, candidate_name, counted_time
 from hybridperf.store.db import Campaign, RunRecord, Store
 from hybridperf.study.expand import RaceDef, races, RunPlan
@@ -35,6 +36,7 @@ from hybridperf.study.spec import Study
 
 
 NOISY = 0.10  # a paired spread above this is worth a warning, as pyperf warns above 10% of the mean
+RERUNS = 2  # the most times one block runs again for disturbed runs (`disturbed: rerun`); then it is kept
 
 
 class Backend(Protocol):
@@ -77,10 +79,11 @@ def _belongs(race: RaceDef, run: dict) -> bool:
     return any(c.params == run["params"] and (c.nodes, c.ranks_per_node, c.threads) == shape for c in race.candidates)
 
 
-def _order(seed: int, race_index: int, block: int, candidates: list[str]) -> list[str]:
-    """A block's order, drawn from the campaign's seed: the same block is drawn the same way on resuming."""
+def _order(seed: int, race_index: int, block: int, candidates: list[str], attempt: int = 0) -> list[str]:
+    """A block's order, drawn from the campaign's seed: the same block is drawn the same way on resuming (and
+    drawn anew when it runs again)."""
     order = list(candidates)
-    random.Random(f"{seed}:{race_index}:{block}").shuffle(order)
+    random.Random(f"{seed}:{race_index}:{block}" + (f":{attempt}" if attempt else "")).shuffle(order)
     return order
 
 
@@ -120,26 +123,39 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
                     if rule.budget is not None and spent >= rule.budget:
                         stopped = True
                         break
-                    order = _order(campaign.seed, index, racer.blocks, racer.running)
-                    plans = d.block(racer.blocks, order, campaign.number)
-                    if d.key not in warmed and len(d.candidates) > 1 and not exact:  # one: no comparison to tilt
-                        plans.insert(0, d.warmup(order[0], campaign.number))
-                        warmed.add(d.key)
-                    bar.update(task, description=f"{d.title()}: block {racer.blocks + 1}")
-                    times: dict[str, float | None] = {}
+                    attempt = 0
+                    while True:  # a block, and again while a run of it is disturbed and the study reruns such
+                        order = _order(campaign.seed, index, racer.blocks, racer.running, attempt)
+                        plans = d.block(racer.blocks, order, campaign.number, attempt)
+                        if d.key not in warmed and len(d.candidates) > 1 and not exact:  # one: nothing to tilt
+                            plans.insert(0, d.warmup(order[0], campaign.number))
+                            warmed.add(d.key)
+                        again = f" (again: {attempt} disturbed before)" if attempt else ""
+                        bar.update(task, description=f"{d.title()}: block {racer.blocks + 1}{again}")
+                        counted: list[RunRecord] = []
 
-                    def done(record: RunRecord) -> None:
-                        nonlocal spent
-                        store.add_run(record)
-                        outcome.stored.append(record)
-                        spent += record.elapsed
-                        _say_problems(bar.console, record)
-                        if not record.warmup:
-                            times[candidate_name(record.configurations)] = counted_time(record.status,
-                                                                                        record.loop_time)
+                        def done(record: RunRecord) -> None:
+                            nonlocal spent
+                            store.add_run(record)
+                            outcome.stored.append(record)
+                            spent += record.elapsed
+                            _say_problems(bar.console, record)
+                            if not record.warmup:
+                                counted.append(record)
 
-                    backend.run(plans, done)
-                    racer.add(times)
+                        backend.run(plans, done)
+                        disturbed = [r for r in counted if r.disturbance and r.disturbance.get("disturbed")]
+                        if not (study.disturbed == "rerun" and disturbed and attempt < RERUNS and
+                                (rule.budget is None or spent < rule.budget)):
+                            break
+                        store.supersede([r.run_key for r in counted])
+                        bar.console.print(f"{d.title()}: block {racer.blocks + 1} runs again — "
+                                          f"{candidate_name(disturbed[0].configurations)}: "
+                                          f"{disturbance_text(disturbed[0].disturbance)}", highlight=False,
+                                          markup=False)
+                        attempt += 1
+                    racer.add({candidate_name(r.configurations): counted_time(r.status, r.loop_time)
+                               for r in counted})
                     if not racer.running:
                         bar.console.print(racer.state().line(d.title()), highlight=False, markup=False)
                         bar.advance(task)

@@ -35,8 +35,9 @@ from hybridperf.study import feasibility, params as options, paths
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
     "repeats", "oversubscribe", "timeout", "results", "backend", "slurm", "simgrid", "wait_policy", "app", "decide",
-    "placement",
+    "placement", "disturbed",
 }
+DISTURBED = ("keep", "rerun")  # what a study does with a block in which another process took CPU from a run
 DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget", "interval")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra", "topology"}
@@ -73,6 +74,7 @@ class Study:
     app: dict[str, Any] | None = None  # kernel: app, its validated `app:` block as written
     decide: dict[str, Any] | None = None  # the stopping rule's fields (analysis.race.Rule); None: defaults
     placement: tuple[str, ...] = ()  # placement policies: every configuration runs once per policy
+    disturbed: str = "keep"  # DISTURBED: a block with a disturbed run is kept as it is, or run again
 
     @property
     def rule(self) -> Rule:
@@ -271,6 +273,13 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     oversubscribe = data.get("oversubscribe", False)
     if not isinstance(oversubscribe, bool):
         raise ctx.error(("oversubscribe",), "oversubscribe must be true or false")
+    disturbed = data.get("disturbed", "keep")
+    if disturbed not in DISTURBED:
+        raise ctx.error(("disturbed",), f"disturbed must be {' or '.join(DISTURBED)}, got {disturbed!r}"
+                                        f"{options.suggest(str(disturbed), DISTURBED)}")
+    if disturbed == "rerun" and backend != "local":
+        raise ctx.error(("disturbed",), "disturbed: rerun needs the machine's own counters: the local backend's "
+                                        "runs only")
     wait_policy = data.get("wait_policy")
     if wait_policy not in (None, "active", "passive"):
         raise ctx.error(("wait_policy",), f"wait_policy must be active or passive, got {wait_policy!r}")
@@ -283,6 +292,7 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
         results=str(data.get("results", f"results/{name}")), backend=backend, slurm=slurm, simgrid=simgrid,
         description=str(data.get("description", "")), wait_policy=wait_policy,
         configuration_params=configuration_params, app=data.get("app"), decide=decide, placement=placement,
+        disturbed=disturbed,
     )
 
 

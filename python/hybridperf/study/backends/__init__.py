@@ -101,6 +101,7 @@ def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunO
         stderr=None if status == "ok" else outcome.stderr[-STDERR_KEPT:], profile=p, profile_path=outcome.profile_path,
         campaign=plan.campaign, position=plan.position, warmup=plan.warmup,
         reason=reason_of(status, outcome, study.timeout), output=outcome.output,
+        disturbance=outcome.disturbance.as_dict() if outcome.disturbance else None,
     )
 
 

@@ -13,6 +13,8 @@ import tarfile
 from functools import cache
 
 import common
+import replay_races
+import run_noise
 from demo_repeat import answers, contradictions
 from figures_device import report
 from hybridperf.analysis import synthetic
@@ -22,7 +24,7 @@ from hybridperf.files import write_atomic
 
 STORED = common.REPO / "bench" / "runs" / "race-error-rates.json"
 RACES, SEED = 10_000, 1
-INTERVALS = ("huber", "sign")  # the default confidence sequence, and the one it replaced, side by side
+INTERVALS = ("both", "huber", "sign")  # the default confidence sequence, its two parts alone (sign: the one it replaced)
 # (the table's row, true times, noise per run, the tie band, what else moves the runs, a note on the outcome)
 SCENARIOS = [
     ("equal, 2 candidates, 3%", [1.0, 1.0], 0.03, 0.03, {}, ""),
@@ -66,7 +68,7 @@ def stored() -> dict[tuple[str, str], dict]:
     return {(r["scenario"], r["interval"]): r for r in json.loads(STORED.read_text())["rows"]}
 
 
-def share(label: str, key: str, interval: str = "huber") -> float:
+def share(label: str, key: str, interval: str = "both") -> float:
     """Per cent of the scenario's races that ended `key` ('wins' counts a win by any candidate)."""
     ends = stored()[label, interval]["ends"]
     return 100 * sum(v for k, v in ends.items() if k == key or (key == "wins" and k.startswith("wins")))
@@ -88,12 +90,12 @@ def outcomes(label: str, true: list[float], note: str, interval: str) -> str:
             parts.append(f"**the slower wins {pct(wrong)}**")
     parts += [f"{key} {pct(share(label, key, interval))}" for key in ("tie", "undecided")
               if pct(share(label, key, interval)) != "0.0%"]
-    return ", ".join(parts) + (f" ({note})" if note and interval == "huber" else "")
+    return ", ".join(parts) + (f" ({note})" if note and interval == INTERVALS[0] else "")
 
 
 def table() -> str:
-    lines = ["| true difference, noise per run | band | huber (the default): outcomes | blocks | sign: outcomes | blocks |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| true difference, noise per run | band | both (the default): outcomes | blocks | huber alone | blocks | "
+             "sign alone | blocks |", "|---|---|---|---|---|---|---|---|"]
     for label, true, _, band, _, note in SCENARIOS:
         cells = [f"{outcomes(label, true, note, i)} | {stored()[label, i]['mean_blocks']:.1f}" for i in INTERVALS]
         lines.append(f"| {label} | ±{100 * band:g}% | {' | '.join(cells)} |")
@@ -147,10 +149,11 @@ FIGURES = {
     "race.races": lambda: f"{json.loads(STORED.read_text())['races']:,}",
     "race.equal_tie": lambda: pct(share("equal, 2 candidates, 3%", "tie")),
     "race.equal_tie_sign": lambda: pct(share("equal, 2 candidates, 3%", "tie", "sign")),
+    "race.equal_tie_huber": lambda: pct(share("equal, 2 candidates, 3%", "tie", "huber")),
     "race.equal_wins": lambda: pct(share("equal, 2 candidates, 3%", "wins")),
     "race.quiet_tie": lambda: pct(share("equal, 2 candidates, 1.5%", "tie")),
     "race.lead_found": lambda: pct(share("5% lead, 3%", "wins c0")),
-    "race.lead_blocks": lambda: f"{stored()['5% lead, 3%', 'huber']['mean_blocks']:.0f}",
+    "race.lead_blocks": lambda: f"{stored()['5% lead, 3%', 'both']['mean_blocks']:.0f}",
     "race.lead_found_slow": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0'):.0f}%",
     "race.lead_found_slow_sign": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0', 'sign'):.0f}%",
     **{f"race.demo_{c}_{what}": (lambda c=c, make=make: make(c)) for c in DEMO_CAMPAIGNS for what, make in (
@@ -159,4 +162,22 @@ FIGURES = {
     "race.slower_wins": lambda: pct(share("1% lead (inside the band), 3%", "wins")
                                     - share("1% lead (inside the band), 3%", "wins c0")),
 }
-BLOCKS = {"race_error_rates": table}
+def run_noise_table() -> str:
+    """bench/run_noise.py's latest run file, as its table."""
+    latest = sorted(common.RUNS.glob("run_noise-*.json"))[-1]
+    document = json.loads(latest.read_text())
+    return run_noise.table(document["rows"], document["band"]) + "\n"
+
+
+def replay_table() -> str:
+    return replay_races.table(list(replay_races.every()), "the same rule, interval both")
+
+
+def replay_summary(key: str) -> str:
+    return str(replay_races.summary(list(replay_races.every()))[key])
+
+
+FIGURES.update({f"race.replay_{key}": (lambda key=key: replay_summary(key)) for key in (
+    "races", "declared_decided", "other_decided", "both_decided", "declared_blocks", "other_blocks",
+    "contradictions")})
+BLOCKS = {"race_error_rates": table, "run_noise": run_noise_table, "replay_races": replay_table}

@@ -1,9 +1,21 @@
 """Confidence sequences for the centre of a pair's log ratios d = log t_a − log t_b, block by block: intervals valid
-at every look at once (Ville's inequality), so a race may stop after any block it likes. Two, declared by the
-study's rule (`decide: {interval: huber | sign}`); both are robust: one run slowed by another job moves them by a
-bounded amount, not by its size.
+at every look at once (Ville's inequality), so a race may stop after any block it likes. Three, declared by the
+study's rule (`decide: {interval: both | huber | sign}`); each is robust: one run slowed by another job moves it by
+a bounded amount, not by its size.
 
-`huber` (the default) is a betting confidence sequence (Waudby-Smith & Ramdas, JRSS-B 2023) for a Huber-type
+`both` (the default) runs the two below side by side on the same ratios, the Huber sequence with 9/10 of the error
+allowed and the sign sequence with 1/10 (SIGN_SHARE), and keeps the interval both keep. The two estimate the same
+centre wherever the ratios are symmetric — two equal splits always give symmetric ratios, so a tie or a win
+between equal splits is bounded by the declared confidence whatever the noise — and each is the better one in a
+regime the other is poor in: the Huber sequence where the noise is about the tie band (it ties equal splits at 3%
+noise within ±3% in nine races of ten, the sign sequence in six), the sign sequence where the noise is well below
+the band (a bet on a clipped ratio gains at most log(1 + BET_CAP · w / B) a block against a centre w away, so the
+Huber sequence alone needs a dozen blocks for any tie, however quiet the machine; the sign sequence's order
+statistics close in on quiet ratios in seven). Each alone is valid whatever the distribution, for its own centre
+(the median; the Huber location); where the ratios are skewed the two centres differ, and the intersection is
+about where they meet: declare `huber` or `sign` for an interval valid for one named centre whatever the ratios.
+
+`huber` is a betting confidence sequence (Waudby-Smith & Ramdas, JRSS-B 2023) for a Huber-type
 location: a candidate centre m is tested on x_i(m) = clip(d_i − m, ±B), B = CLIP_BANDS × τ. The centre it estimates is the m at
 which E[x(m)] = 0: the median and the mean when d is symmetric — as the paired ratios of two equal splits always
 are, whatever the noise — and a centre that a few far runs cannot drag when it is not. For each m two gamblers
@@ -23,7 +35,7 @@ against that, M_n(k) = 2^n / ((n + 1) C(n, k)) after k of n below, is a martinga
 lie between two order statistics. Exact and assumption-free, but at small n its interval is the sample's range:
 it needs 7 values before it bounds anything at 90%.
 
-Both keep the running intersection of their intervals (still valid; decisions never flip back). Each also says
+Each keeps the running intersection of its intervals (still valid; decisions never flip back). Each also says
 how wide it is expected to be after n values of a given spread, from which a race says how many blocks would
 decide it. Pure (numpy)."""
 
@@ -40,7 +52,8 @@ CLIP_BANDS = 1.7  # B: the Huber sequence clips each ratio this many tie bands f
 BET_CAP = 0.5  # the largest bet, as a share of 1 / B: a capital never falls below half in one block
 FAR_BET, FAR_AFTER, FAR_MEAN = 0.9, 2, 0.9  # the bet against a centre at least FAR_AFTER values have all but
 # all (FAR_MEAN of the clip, on average) lain beyond
-KINDS = ("huber", "sign")
+KINDS = ("both", "huber", "sign")
+SIGN_SHARE = 0.1  # of the error a `both` sequence allows, the sign sequence's; the Huber sequence has the rest
 
 
 def _grid() -> np.ndarray:
@@ -180,8 +193,27 @@ def sign_halfwidth(n: int, spread: float, alpha: float) -> float:
     return spread * (z.inv_cdf(hi / (n + 1)) - z.inv_cdf(lo / (n + 1))) / 2
 
 
+class BothSequence:
+    """The Huber and the sign sequences side by side, sharing the error (SIGN_SHARE), and the interval both keep."""
+
+    def __init__(self, alpha: float, band: float):
+        self.huber = HuberSequence((1 - SIGN_SHARE) * alpha, band)
+        self.sign = SignSequence(SIGN_SHARE * alpha)
+        self.values = self.huber.values
+        self.low, self.high, self.centre = -math.inf, math.inf, math.nan
+
+    def add(self, d: float) -> None:
+        self.huber.add(d)
+        self.sign.add(d)
+        self.low, self.high = max(self.huber.low, self.sign.low), min(self.huber.high, self.sign.high)
+        narrower = min((self.huber, self.sign), key=lambda s: s.high - s.low)
+        self.centre = min(max(narrower.centre, self.low), self.high)
+
+
 def sequence(kind: str, alpha: float, band: float) -> Sequence:
     """A new, empty sequence of the declared kind."""
+    if kind == "both":
+        return BothSequence(alpha, band)
     if kind == "huber":
         return HuberSequence(alpha, band)
     if kind == "sign":
@@ -191,4 +223,7 @@ def sequence(kind: str, alpha: float, band: float) -> Sequence:
 
 def halfwidth(kind: str, n: int, spread: float, alpha: float, band: float) -> float:
     """The half-width a sequence of this kind is expected to have after n values of this spread."""
+    if kind == "both":
+        return min(huber_halfwidth(n, spread, (1 - SIGN_SHARE) * alpha, band),
+                   sign_halfwidth(n, spread, SIGN_SHARE * alpha))
     return huber_halfwidth(n, spread, alpha, band) if kind == "huber" else sign_halfwidth(n, spread, alpha)

@@ -44,7 +44,7 @@ class Rule:
     min_blocks: int = 3
     max_blocks: int = 40
     budget: float | None = 600.0  # seconds of running for the whole study; None: no limit
-    interval: str = "huber"  # the confidence sequence (analysis.confseq.KINDS)
+    interval: str = "both"  # the confidence sequence (analysis.confseq.KINDS)
 
     def __post_init__(self) -> None:
         if not 0 < self.confidence < 1:

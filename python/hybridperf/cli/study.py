@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -37,9 +37,7 @@ def _node_cores(backend: str) -> int:
 
 def with_budget(study: spec.Study, budget: str) -> spec.Study:
     """The study with its rule's budget replaced (its confidence, band and blocks kept)."""
-    r = study.rule
-    return replace(study, decide={"confidence": r.confidence, "tie_within": r.tie_within, "min_blocks": r.min_blocks,
-                                  "max_blocks": r.max_blocks, "budget": spec.duration(budget, "--budget")})
+    return replace(study, decide={**asdict(study.rule), "budget": spec.duration(budget, "--budget")})
 
 
 def _backend(study: spec.Study, results: Path):

@@ -16,6 +16,7 @@ decomposition are `study.feasibility`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -120,16 +121,28 @@ class Study:
         return self.design.configuration_keys
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+        """The study as stored with each campaign, with the rule it races by written out whole (`rule`), so that a
+        campaign is always judged by the rule it declared, whatever the defaults become."""
+        fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+        return {**fields, "rule": dataclasses.asdict(self.rule)}
 
 
 def _invalid_stored_app(path: tuple, message: str) -> ValueError:
     return ValueError(f"the stored app block is not valid (app.{'.'.join(map(str, path))}): {message}")
 
 
+# What a campaign stored before its rule was written out whole (no `rule`) raced by: the sign sequence, 30 blocks
+LEGACY_RULE = {"interval": "sign", "max_blocks": 30}
+
+
 def from_dict(d: dict[str, Any]) -> Study:
-    """A Study back from Study.as_dict() (as stored with its results)."""
+    """A Study back from Study.as_dict() (as stored with its results); one stored before the rule was written out
+    whole gets the rule it ran under (LEGACY_RULE, where its decide block did not say otherwise)."""
     tuples = {"zip", "configurations", "cores", "nodes", "placement"}
+    if "rule" not in d and d.get("backend") != "simgrid":
+        fixed = d.get("repeats")
+        declared = {"min_blocks": fixed, "max_blocks": fixed, "budget": None} if fixed else d.get("decide") or {}
+        d = {**d, "decide": {**LEGACY_RULE, **declared}}
     d = {k: v for k, v in d.items() if k in Study.__dataclass_fields__}
     return Study(**{k: (tuple(v) if k in tuples and v is not None else v) for k, v in d.items()})
 

@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
-"""The main job run again and again (issue 23): `hybridperf study` of the default study (studies/local.yaml, what
-`make demo` runs) K times in a row on this machine, each a fresh store, each with the study's own declared rule
-(90%, ties within ±10%, 100 s of runs). Declared before running: K (default 3), and that every run is kept.
+"""The main job run again and again (issues 23 and 41): `hybridperf study` of the default study (studies/local.yaml,
+what `make demo` runs) K times in a row on this machine, each a fresh store, each with the study's own declared rule
+(90%, ties within ±3%, 100 s of runs). Declared before running: K (default 5), and that every run is kept.
 What it checks: each scale of each run ends *wins* or *tie* (not undecided), and no two runs contradict each other
 (one says A wins where another says B wins; a tie and a win of one of the tied do not contradict). The stores are
 kept whole in one archive, bench/runs/demo_repeat-<stamp>.tgz (run-1/, run-2/, ...), and the README's
-figures are read from it (bench/figures_race.py). Minutes of runs; a benchmark, not a test.
+figures are read from it (bench/figures_race.py); beside it, bench/runs/demo_repeat-<stamp>.json, each run's wall time
+(the whole `hybridperf study`, start-up included) and the load average before it. Minutes of runs; a benchmark, not
+a test.
 
-    python bench/demo_repeat.py [--runs 3]
+    python bench/demo_repeat.py [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import common
+from hybridperf.files import write_atomic
 
 SPEC = common.REPO / "studies" / "local.yaml"
 
@@ -52,19 +57,22 @@ def contradictions(runs: list[dict[tuple[str, int], dict]]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs of the main job, in a row (default 3)")
+    parser.add_argument("--runs", type=int, default=5, help="runs of the main job, in a row (default 5)")
     args = parser.parse_args()
     if args.runs < 2:
         parser.error("--runs must be at least 2 (a contradiction needs two)")
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     archive = common.RUNS / f"demo_repeat-{stamp}.tgz"
     with tempfile.TemporaryDirectory() as tmp:
-        folders = []
+        folders, walls, loads = [], [], []
         for k in range(1, args.runs + 1):
             results = Path(tmp) / f"run-{k}"
             print(f"run {k}/{args.runs}: hybridperf study {SPEC.relative_to(common.REPO)}", flush=True)
+            loads.append(os.getloadavg()[0])
+            began = time.monotonic()
             subprocess.run([sys.executable, "-m", "hybridperf", "study", str(SPEC), "--results", str(results),
                             "--no-report"], check=True, capture_output=True, text=True)
+            walls.append(time.monotonic() - began)
             folders.append(results)
         found = [answers(json.loads(subprocess.run([sys.executable, "-m", "hybridperf", "report", str(f), "--json"],
                                                    capture_output=True, text=True, check=True).stdout))
@@ -72,6 +80,9 @@ def main() -> None:
         with tarfile.open(archive, "w:gz") as tar:
             for f in folders:
                 tar.add(f, arcname=f.name)
+    write_atomic(archive.with_suffix(".json"), json.dumps(
+        {"bench": "demo_repeat", "made": stamp, "spec": SPEC.read_text(), "archive": archive.name,
+         "wall_seconds": walls, "load_before": loads, "machine": common.machine_state()}, indent=1) + "\n")
     for k, run in enumerate(found, 1):
         print(f"run {k}: " + "; ".join(f"{json.loads(p)} at {c} cores: {a['outcome']} "
                                        f"{a['winner'] or ', '.join(a['tied'])}" for (p, c), a in run.items()))

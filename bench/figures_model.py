@@ -38,6 +38,8 @@ def given_losses() -> str:
         threaded = [a.nodes * 8 for a in answers if a.winner.threads > 1]
         if not threaded:
             pure.append(f"{loss:g}")
+        elif threaded[0] == 8 and len(threaded) == len(answers) and all(a.verdict == "tie" for a in answers):
+            parts.append(f"{loss:g} a tie within ±2% at every node count, hybrid preferred (fewer ranks)")
         elif threaded[0] == 8 and len(threaded) == len(answers):
             parts.append(f"{loss:g} gives hybrid from the first node")
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import statistics
 import tarfile
 from functools import cache
 
@@ -109,7 +110,9 @@ def first_bounded(candidates: int) -> str:
 
 
 DEMO_CAMPAIGNS = {"quiet": "demo_repeat-20261126T162944.tgz",  # bench/demo_repeat.py's kept archives, by machine
-                  "loaded": "demo_repeat-20261126T154756.tgz"}  # beside a helper's SimGrid replays
+                  "loaded": "demo_repeat-20261126T154756.tgz",  # beside a helper's SimGrid replays (±10% then)
+                  "latest": "demo_repeat-20261205T013047.tgz",  # the main job at ±3% (issue 41), five runs in a row
+                  "hogged": "demo_repeat-20261205T013815.tgz"}  # ... beside a process that keeps one core busy
 
 
 @cache
@@ -143,6 +146,66 @@ def demo_outcomes(campaign: str) -> str:
         for (params, cores), answers_at in said.items())
 
 
+def _lead(scale: dict) -> str:
+    """'+1.7% [−0.3%, +2.8%]': the runner-up's time over the leader's, as the report's JSON gives it."""
+    lead = scale["lead"]
+    if not lead or lead["ratio"] is None:
+        return "–"
+    bounds = "(unbounded)" if lead["low"] is None or lead["high"] is None else \
+        f"[{100 * (lead['low'] - 1):+.1f}%, {100 * (lead['high'] - 1):+.1f}%]"
+    return f"{100 * (lead['ratio'] - 1):+.1f}% {bounds}"
+
+
+def demo_table(campaign: str) -> str:
+    """Each run of the campaign, each raced scale: its outcome in its own word, the lead with its interval, the
+    blocks, the band; and the run's wall time."""
+    record = json.loads((common.RUNS / DEMO_CAMPAIGNS[campaign]).with_suffix(".json").read_text())
+    lines = ["| run | wall time | " + " | ".join(f"size {s['params']['size']}, {s['scales'][-1]['cores']} cores"
+                                                 for s in demo_reports(campaign)[0]["sections"]) + " |",
+             "|---|---|" + "---|" * len(demo_reports(campaign)[0]["sections"])]
+    for k, (doc, wall) in enumerate(zip(demo_reports(campaign), record["wall_seconds"]), 1):
+        cells = []
+        for section in doc["sections"]:
+            scale = section["scales"][-1]
+            band = f"±{100 * scale['tie_within']:g}%"
+            word = {"wins": f"{scale['winner']} wins", "tie": f"tie within {band}"}.get(
+                scale["outcome"], f"{scale['outcome']} (band {band})")
+            cells.append(f"{word}: {_lead(scale)}, {scale['blocks']} blocks")
+        lines.append(f"| {k} | {wall:.0f} s | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def demo_noise(campaign: str) -> str:
+    """'size 20: ±1.4%, size 32: ±0.6%': per size, the median over the campaign's runs of the pair noise at the
+    node's cores (the robust spread of the paired log ratios the report gives)."""
+    by_size: dict[int, list[float]] = {}
+    for doc in demo_reports(campaign):
+        for section in doc["sections"]:
+            noise = section["scales"][-1]["noise"]["pair_spread"]
+            if noise is not None:
+                by_size.setdefault(section["params"]["size"], []).append(noise)
+    return ", ".join(f"size {size}: ±{100 * statistics.median(v):.1f}%" for size, v in sorted(by_size.items()))
+
+
+COMPARE_S20 = "compare_md_s20-20261205T014631.tgz"  # `hybridperf compare md --splits 2x1,1x2 --tie-within 2%
+# --budget 100s -s 20 --steps 50`, three times in a row on this machine (2026-12-05)
+
+
+def compare_s20() -> str:
+    """'1x2 wins, 2x1 +1.9% [+0.5%, +3.0%] (15 blocks); ...': each of the three compares' answer."""
+    out = []
+    for run in ("r1", "r2", "r3"):
+        scale = report(str(common.RUNS / COMPARE_S20), run)["sections"][0]["scales"][0]
+        word = f"{scale['winner']} wins" if scale["outcome"] == "wins" else scale["outcome"]
+        out.append(f"{word}, {scale['lead']['candidate']} {_lead(scale)} ({scale['blocks']} blocks)")
+    return "; ".join(out)
+
+
+def demo_walls(campaign: str) -> str:
+    walls = json.loads((common.RUNS / DEMO_CAMPAIGNS[campaign]).with_suffix(".json").read_text())["wall_seconds"]
+    return f"{min(walls):.0f}–{max(walls):.0f} s"
+
+
 FIGURES = {
     "race.first_bounded_2": lambda: first_bounded(2),
     "race.first_bounded_3": lambda: first_bounded(3),
@@ -156,9 +219,10 @@ FIGURES = {
     "race.lead_blocks": lambda: f"{stored()['5% lead, 3%', 'both']['mean_blocks']:.0f}",
     "race.lead_found_slow": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0'):.0f}%",
     "race.lead_found_slow_sign": lambda: f"{share('5% lead, 3%, one run in six 30% slow', 'wins c0', 'sign'):.0f}%",
-    **{f"race.demo_{c}_{what}": (lambda c=c, make=make: make(c)) for c in DEMO_CAMPAIGNS for what, make in (
-        ("runs", lambda k: str(len(demo_repeat(k)[0]))), ("load", demo_load), ("outcomes", demo_outcomes),
-        ("contradictions", lambda k: str(len(demo_repeat(k)[1]))))},
+    "race.demo_latest_contradictions": lambda: str(len(demo_repeat("latest")[1])),
+    "race.demo_hogged_contradictions": lambda: str(len(demo_repeat("hogged")[1])),
+    "race.demo_hogged_load": lambda: demo_load("hogged"),
+    "race.demo_hogged_outcomes": lambda: demo_outcomes("hogged"),
     "race.slower_wins": lambda: pct(share("1% lead (inside the band), 3%", "wins")
                                     - share("1% lead (inside the band), 3%", "wins c0")),
 }
@@ -180,4 +244,7 @@ def replay_summary(key: str) -> str:
 FIGURES.update({f"race.replay_{key}": (lambda key=key: replay_summary(key)) for key in (
     "races", "declared_decided", "other_decided", "both_decided", "declared_blocks", "other_blocks",
     "contradictions")})
-BLOCKS = {"race_error_rates": table, "run_noise": run_noise_table, "replay_races": replay_table}
+FIGURES.update({"race.demo_latest_walls": lambda: demo_walls("latest"), "race.compare_s20": compare_s20,
+                **{f"race.demo_{c}_noise": (lambda c=c: demo_noise(c)) for c in ("quiet", "loaded", "latest")}})
+BLOCKS = {"race_error_rates": table, "run_noise": run_noise_table, "replay_races": replay_table,
+          "demo_latest": lambda: demo_table("latest")}

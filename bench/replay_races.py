@@ -9,7 +9,7 @@ A campaign's blocks end where the rule it ran by stopped it, so a rule that need
 ends undecided there ("out of blocks"): the replay can show a rule decides sooner, never that it decides later.
 Simulated campaigns (exact replays, one block) are left out: no interval decides them.
 
-    python bench/replay_races.py                  # the declared rule against the same rule with huber
+    python bench/replay_races.py                  # the declared rule against the same rule with both
     python bench/replay_races.py --interval sign --tie-within 3%   # any rule against the declared one
 """
 
@@ -121,18 +121,18 @@ def summary(found: list[Replayed]) -> dict[str, int]:
             "contradictions": sum(r.contradiction for r in found)}
 
 
-HUBER = {"interval": "huber"}
+BOTH = {"interval": "both"}
 
 
 @cache
 def every(root: Path = common.RUNS) -> tuple[Replayed, ...]:
-    """Every stored race, by its declared rule and by the same rule with the Huber sequence."""
-    return tuple(r for archive in archives(root) for r in replayed(archive, HUBER, root))
+    """Every stored race, by its declared rule and by the same rule with the default sequence (both)."""
+    return tuple(r for archive in archives(root) for r in replayed(archive, BOTH, root))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--interval", default="huber", help="the other rule's confidence sequence (huber, sign)")
+    parser.add_argument("--interval", default="both", help="the other rule's confidence sequence (both, huber, sign)")
     parser.add_argument("--tie-within", help="the other rule's band (e.g. 3%%); default: each campaign's own")
     parser.add_argument("--confidence", help="the other rule's confidence; default: each campaign's own")
     args = parser.parse_args()

@@ -15,12 +15,12 @@ freedom left, and marks those predictions as extrapolated.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from hybridperf.analysis.contest import exact
 from hybridperf.analysis.sections import comm_seconds, Section
 from hybridperf.models import thesis
 from hybridperf.models.fitting import band, Fit, fit, percent_error
@@ -169,13 +169,14 @@ class Outlook:
     extrapolated: bool  # beyond the largest measured core count
     measured_winner: str | None = None  # by the report's race, where two or more shapes were measured
     measured_outcome: str | None = None  # that race's outcome: wins, tie or undecided
+    tie_within: float = 0.02  # the study's band
 
     @property
     def winner(self) -> str:
-        """The predicted fastest configuration, or "tie" when the two fastest predictions are equal."""
-        ranked = sorted(self.predicted, key=self.predicted.__getitem__)
-        tie = len(ranked) > 1 and math.isclose(self.predicted[ranked[0]], self.predicted[ranked[1]], rel_tol=1e-9)
-        return "tie" if tie else ranked[0]
+        """The predicted fastest configuration, or "tie" where the contest of the predictions (exact figures, the
+        study's band: analysis.contest) calls it one."""
+        contest = exact(self.predicted, self.tie_within)
+        return "tie" if contest.outcome == "tie" else contest.leader
 
 
 def outlook(section: Section, cores_per_node: int, doublings: int = 2) -> list[Outlook]:
@@ -206,5 +207,5 @@ def outlook(section: Section, cores_per_node: int, doublings: int = 2) -> list[O
         verdict = next((v for v in section.verdicts if v.scale == scale and v.outcome != "only"), None)
         if predicted:
             out.append(Outlook(cores, predicted, cores > largest, verdict.winner if verdict else None,
-                               verdict.outcome if verdict else None))
+                               verdict.outcome if verdict else None, section.rule.tie_within))
     return out

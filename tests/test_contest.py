@@ -9,7 +9,6 @@ from rich.console import Console
 
 from hybridperf import cluster
 from hybridperf.analysis.contest import decide, exact, preferred, Standing
-from hybridperf.models.split import Split
 from hybridperf.predict import simulated
 from hybridperf.predict.answer import name
 from hybridperf.simulate import recommend

@@ -130,3 +130,13 @@ def test_a_disturbed_policy_is_checked(tmp_path, extra, message, md_binary):
     text = SPEC.replace("disturbed: rerun\n", "").replace("RESULTS", str(tmp_path)) + extra
     with pytest.raises(specs.SpecError, match=message):
         specs.parse(text, cores_per_node=2)
+
+
+def test_a_baselines_block_is_not_run_again(tmp_path, md_binary):
+    """One candidate (pure MPI and hybrid-1 are one run on one core): no comparison for a disturbance to tilt."""
+    study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)).replace("cores: [2]", "cores: [1]"), cores_per_node=2)
+    with Store(tmp_path) as store:
+        run_study(study, store, Scripted(), Console(quiet=True), "dist.yaml")
+        every = store.runs("dist", warmups=True)
+    assert len(every) == 4 and not any(r["superseded"] for r in every)
+    assert disturbed.summary(every)[0].startswith("1 counted run(s) were disturbed")

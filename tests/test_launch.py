@@ -90,7 +90,8 @@ def test_copies_run_each_with_a_tmpdir_of_its_own(monkeypatch, tmp_path):
     copy's environment has its own existing TMPDIR, and the launch's own variables stay."""
     seen = []
 
-    def execute(launch, path, timeout=None):
+    def execute(launch, path, timeout=None, alone=True):
+        assert not alone  # copies at once share the counters a disturbance is measured from
         seen.append((launch.env["TMPDIR"], Path(launch.env["TMPDIR"]).is_dir(), launch.env["OMP_NUM_THREADS"]))
         return runner.RunOutcome(0, None, None, "")
 

@@ -201,9 +201,12 @@ class Store:
             self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
 
     def _migrate_from_4(self) -> None:
-        """Schema 4 measured no disturbance and ran no block again."""
+        """Schema 4 measured no disturbance and ran no block again (a store migrated from 1 or 2 has the columns from
+        today's schema already)."""
+        have = {row["name"] for row in self.db.execute("PRAGMA table_info(runs)")}
         for column in ("disturbance TEXT", "superseded INTEGER NOT NULL DEFAULT 0"):
-            self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
+            if column.split()[0] not in have:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
 
     def _relative(self, path: Path) -> str:
         try:

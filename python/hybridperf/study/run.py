@@ -146,7 +146,7 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
                         backend.run(plans, done)
                         disturbed = [r for r in counted if r.disturbance and r.disturbance.get("disturbed")]
                         if not (study.disturbed == "rerun" and disturbed and attempt < RERUNS and
-                                (rule.budget is None or spent < rule.budget)):
+                                len(d.candidates) > 1 and (rule.budget is None or spent < rule.budget)):
                             break
                         store.supersede([r.run_key for r in counted])
                         bar.console.print(f"{d.title()}: block {racer.blocks + 1} runs again — "

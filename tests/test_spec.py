@@ -216,3 +216,32 @@ def test_what_the_kernel_refuses_of_options_together_is_refused_before_running()
     with pytest.raises(SpecError, match=r"o.yaml:3: hybrid-1: hybridperf-ompbench refuses --constructs PARALLEL,NOPE: "
                                         r"--constructs: unknown construct 'NOPE'"):
         parse(text, "o.yaml", cores_per_node=2)
+
+
+def test_a_stored_campaign_is_judged_by_the_rule_it_ran_by():
+    """A campaign's spec carries its whole rule; one stored before it did raced by the sign sequence, 30 blocks."""
+    study = parse("study: s\nkernel: md\nconfigurations: [pure-mpi]\ncores: [1]\ndecide: {tie_within: 3%}\n",
+                  cores_per_node=2)
+    stored = study.as_dict()
+    assert stored["rule"]["interval"] == "both" and spec.from_dict(stored).rule == study.rule
+    legacy = {k: v for k, v in stored.items() if k != "rule"}
+    assert spec.from_dict(legacy).rule == Rule(tie_within=0.03, max_blocks=30, interval="sign")
+    assert spec.from_dict({**legacy, "decide": None}).rule == Rule(max_blocks=30, interval="sign")
+    fixed = spec.from_dict({**legacy, "decide": None, "repeats": 5}).rule
+    assert (fixed.min_blocks, fixed.max_blocks, fixed.interval, fixed.budget) == (5, 5, "sign", None)
+
+
+def test_configurations_all_is_every_split_of_the_node():
+    study = parse("study: s\nkernel: md\nparams: {size: 12}\nconfigurations: all\ncores: [1, 16]\n", cores_per_node=16)
+    assert study.configurations == ("pure-mpi", "8x2", "4x4", "2x8", "hybrid-1")
+    found = {r.scale: [c.candidate for c in r.candidates] for r in races(study)}
+    assert found == {1: ["pure-mpi = hybrid-1"], 16: ["pure-mpi", "8x2", "4x4", "2x8", "hybrid-1"]}
+    assert shapes.splits(12) == [(12, 1), (6, 2), (4, 3), (3, 4), (2, 6), (1, 12)]
+
+
+def test_a_decide_interval_and_a_disturbed_policy_are_checked():
+    base = "study: s\nkernel: md\nconfigurations: [pure-mpi]\ncores: [1]\n"
+    with pytest.raises(SpecError, match="interval must be one of both, huber, sign, got 'hubre' \\(did you mean 'huber'"):
+        parse(base + "decide: {interval: hubre}\n", cores_per_node=2)
+    assert parse(base + "decide: {interval: sign}\n", cores_per_node=2).rule.interval == "sign"
+    assert parse(base + "disturbed: rerun\n", cores_per_node=2).disturbed == "rerun"

@@ -29,7 +29,9 @@ def summary(runs: list[dict[str, Any]]) -> list[str]:
                     key=lambda r: r["disturbance"]["others"])
         lines.append(f"{len(again)} block(s) ran again because another process took CPU from a run in them (the "
                      f"study declares disturbed: rerun; the first attempts are kept in the store, counted nowhere); "
-                     f"the worst: {', '.join(worst['configurations'])}, {disturbance_text(worst['disturbance'])}")
+                     f"the worst: {' = '.join(worst['configurations'])} at {worst['cores']} "
+                     f"core{'s' if worst['cores'] != 1 else ''}, "
+                     f"{disturbance_text(worst['disturbance'])}")
     if kept:
         lines.append(f"{len(kept)} counted run(s) were disturbed — another process took CPU while they ran — and "
                      "are counted as they are (disturbed: keep, or out of reruns)")

@@ -6,7 +6,6 @@ a kernel's own exit status is passed through.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -21,6 +20,7 @@ from hybridperf.analysis.scaling import problem_size
 from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potential as cli_potential,
                             simulate as cli_simulate, study as cli_study)
 from hybridperf.cli.recommend import recommend_command
+from hybridperf.files import strict_json
 from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
 from hybridperf import shapes
 from hybridperf.launch import kernels, machine, quiet
@@ -76,7 +76,7 @@ def info(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")]
             "launchers": launchers,
             "kernels": found,
         }
-        print(json.dumps(data, indent=2))
+        print(strict_json(data, indent=2))
         return
     table = Table(title=f"Machine {m.hostname} (from {m.source})", show_header=False)
     table.add_row("packages", str(m.packages))

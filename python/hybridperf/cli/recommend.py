@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from hybridperf.cli.ui import console, errors, fail
-from hybridperf.files import write_atomic
+from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import render
 from hybridperf.predict.answer import METHODS, Unanswerable
 from hybridperf.predict.question import Calibration, KERNELS, measured_study, modelled, Question, recommendation, \
@@ -107,7 +107,7 @@ def recommend_command(
         except OSError as err:
             fail(f"--html {html}: {err.strerror}")
     if as_json:
-        print(json.dumps(render.as_json(rec), indent=1))
+        print(strict_json(render.as_json(rec)))
         return
     console.print(f"[bold]{rec.about}[/bold]", highlight=False)
     console.print(rich_table(*render.predictions_table(rec)))

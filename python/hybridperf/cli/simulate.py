@@ -5,7 +5,6 @@ chain at scale (docs/mixbench.md)."""
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import time
@@ -19,7 +18,7 @@ from hybridperf import cluster
 from hybridperf.cli.simulate_app import replay_app
 from hybridperf.cli.study import _node_cores, _report
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
-from hybridperf.files import write_atomic
+from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import contests as moves, outcomes as swept_outcomes
 from hybridperf.simulate import app_replay, app_study, chain, rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
@@ -211,7 +210,7 @@ def _chain(described: cluster.ClusterSpec, cores: tuple[int, ...] | None, sizes:
         points = chain.simulate(described, counts, sizes, Path(work),
                                 progress=lambda line: errors.print(line, highlight=False))
     if as_json:
-        print(json.dumps(chain.as_json(points, described), indent=1))
+        print(strict_json(chain.as_json(points, described)))
         return
     title = (f"IMB Sendrecv chain on {described.name}, simulated ({described.cores_per_node} ranks per node; "
              "t = t_max per iteration)")
@@ -247,7 +246,7 @@ def _validate(chosen: list[Declared], as_json: bool, window: int) -> None:
     found = validation.outcomes(window, progress=lambda line: errors.print(line, highlight=False),
                                 names=tuple(d.name for d in chosen))
     if as_json:
-        print(json.dumps(validation.as_json(found), indent=1))
+        print(strict_json(validation.as_json(found)))
         return
     # a claim's source is a paragraph: beside six columns it wraps to a word a line unless the terminal is wide
     wide, closed_form = console.width >= WIDE_TABLE, any(o.closed_form for o in found)
@@ -276,7 +275,7 @@ def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, gr
                                  grid)
     say(f"swept in {time.monotonic() - started:.0f} s")
     if as_json:
-        print(json.dumps(swept_outcomes.as_json(found), indent=1))
+        print(strict_json(swept_outcomes.as_json(found)))
         return
     table = Table(title=_title(window) + ": where each rule holds as one assumed input moves across its declared "
                   f"range, the others nominal ({grid} point{'s' if grid > 1 else ''} a side, then "

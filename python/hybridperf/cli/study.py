@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Optional
@@ -12,6 +11,7 @@ from rich.markup import escape
 
 from hybridperf.analysis import disturbed, efficiency as eff, sections as analysis
 from hybridperf.app.launch import command_of
+from hybridperf.files import strict_json
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine, quiet
 from hybridperf.report import html as reporting, terminal, verdicts_json
@@ -177,7 +177,7 @@ def _report(directory: Path, name: str | None, out: Path | None = None, campaign
         c = found.campaign
         about = {"number": c.number, "started": c.started, "finished": c.finished, "ended": c.ended,
                  "machine": c.machine}
-        print(json.dumps(verdicts_json.document(found.study.name, about, sections, found.every), indent=1))
+        print(strict_json(verdicts_json.document(found.study.name, about, sections, found.every)))
         return None
     terminal.print_study(console, sections, found.runs)
     notes = disturbed.summary(found.every)

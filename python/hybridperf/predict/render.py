@@ -5,6 +5,7 @@ and a self-contained HTML page. Pure functions."""
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
 from hybridperf.predict.answer import ALL_PARTS, Answer, name, Prediction, Recommendation
@@ -16,9 +17,11 @@ HOW = {"model": "predicted by the closed-form split model", "simulation": "simul
 
 
 def _cell(p: Prediction) -> str:
-    """'12.3±4%', with the runs it rests on for measured ones; exact replays have no ±."""
+    """'12.3±4%', with the runs it rests on for measured ones; exact replays have no ±; an interval too few runs
+    bound is said so, not '±inf%'."""
     spread = max(p.high - p.seconds, p.seconds - p.low) / p.seconds if p.seconds else 0.0
-    shown = f"{p.seconds:.4g}" + (f"±{100 * spread:.0f}%" if spread > 5e-4 else "")
+    shown = f"{p.seconds:.4g}" + ("±?" if not math.isfinite(spread) else f"±{100 * spread:.0f}%" if spread > 5e-4
+                                  else "")
     return shown + (f" ({p.runs})" if p.runs else "")
 
 
@@ -94,19 +97,28 @@ def lines(rec: Recommendation) -> list[str]:
             out.append(f"{a.nodes} node{'s' if a.nodes > 1 else ''}: {a.note}")
     for n, before, after in rec.crossovers:
         out.append(f"the winner changes at {n} nodes: {name(before)} -> {name(after)}")
+    answers = (*rec.answers, *([rec.measured] if rec.measured else []))
+    if any(not (math.isfinite(p.low) and math.isfinite(p.high)) for a in answers for p in a.predictions):
+        out.append("±?: too few runs to bound that median's interval")
     return out + list(rec.notes) + rec.measured_note.splitlines()
 
 
 def _prediction_json(p: Prediction) -> dict[str, Any]:
+    bounded = math.isfinite(p.low) and math.isfinite(p.high)
+    why = None if bounded else (f"{p.runs} run(s) are too few to bound the median's interval" if p.runs else
+                                "the prediction has no bounded interval")
     return {"split": name(p.split), "nodes": p.split.nodes, "ranks_per_node": p.split.ranks_per_node,
-            "threads": p.split.threads, "seconds": p.seconds, "low": p.low, "high": p.high, "runs": p.runs,
-            "parts": p.parts}
+            "threads": p.split.threads, "seconds": p.seconds, "low": p.low, "high": p.high, "unbounded": why,
+            "runs": p.runs, "parts": p.parts}
 
 
 def _answer_json(a: Answer) -> dict[str, Any]:
+    unbounded = a.runner_up is not None and (a.margin_low is None or a.margin_high is None)
     return {"nodes": a.nodes, "verdict": a.verdict, "winner": name(a.winner),
             "runner_up": name(a.runner_up) if a.runner_up else None, "margin": a.margin, "margin_low": a.margin_low,
-            "margin_high": a.margin_high, "confidence": a.confidence, "note": a.note,
+            "margin_high": a.margin_high,
+            "margin_unbounded": "too few blocks (or runs) to bound the lead's interval" if unbounded else None,
+            "tie_within": a.contest.tie_within, "confidence": a.confidence, "note": a.note,
             "predictions": [_prediction_json(p) for p in a.predictions],
             "left_out": [{"split": name(s), "why": why} for s, why in a.left_out]}
 

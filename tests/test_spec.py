@@ -245,3 +245,14 @@ def test_a_decide_interval_and_a_disturbed_policy_are_checked():
         parse(base + "decide: {interval: hubre}\n", cores_per_node=2)
     assert parse(base + "decide: {interval: sign}\n", cores_per_node=2).rule.interval == "sign"
     assert parse(base + "disturbed: rerun\n", cores_per_node=2).disturbed == "rerun"
+
+
+def test_a_rule_that_can_never_decide_is_warned_of_with_the_blocks_it_needs():
+    from hybridperf.study.expand import undecidable
+
+    base = "study: s\nkernel: md\nparams: {size: 12}\nconfigurations: [pure-mpi, hybrid-1]\ncores: [1, 2]\n"
+    fixed = undecidable(parse(base + "repeats: 3\n", cores_per_node=2))
+    assert fixed == ["size=12 at 2 cores: 2 candidates need at least 6 blocks before any answer; repeats: 3 can only "
+                     "end undecided (give at least 6)"]  # the 1-core baseline is no race
+    assert undecidable(parse(base + "decide: {max_blocks: 5}\n", cores_per_node=2))
+    assert undecidable(parse(base + "decide: {max_blocks: 6}\n", cores_per_node=2)) == []

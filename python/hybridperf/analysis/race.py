@@ -25,6 +25,7 @@ Pure functions; `tests/test_race.py` races thousands of synthetic candidates to 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import statistics
@@ -84,6 +85,23 @@ class Rule:
                 return n
             n = n + 1 if n < 64 else int(n * 1.1)
         return None
+
+
+@functools.lru_cache(maxsize=256)
+def fewest_blocks(rule: Rule, candidates: int) -> int:
+    """The fewest blocks after which a race of this many candidates can close at all — on noiseless ratios, a
+    twofold difference (a win) or none (a tie) — and never before min_blocks: a rule whose max_blocks (or a
+    fixed design's repeats) is below it can only end undecided."""
+    band, most = rule.band, 1000
+    found = []
+    for d, closes in ((math.log(2), lambda s: s.low > 0), (0.0, lambda s: -band < s.low and s.high < band)):
+        sequence = rule.sequence(candidates)
+        for n in range(1, most + 1):
+            sequence.add(d)
+            if closes(sequence):
+                found.append(n)
+                break
+    return max(rule.min_blocks, min(found, default=most))
 
 
 def spread(values: Sequence[float]) -> float | None:

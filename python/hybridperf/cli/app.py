@@ -32,6 +32,7 @@ from hybridperf.report import terminal as summary
 from hybridperf.shapes import ALL
 from hybridperf.store.db import Store
 from hybridperf.study import adhoc
+from hybridperf.study.expand import undecidable
 from hybridperf.study.backends.local import LocalBackend
 from hybridperf.study.run import run_study
 from hybridperf.study.spec import duration, fraction
@@ -239,6 +240,8 @@ def compare_splits(
         directory = results or Path("results") / f"compare-{kernel}"
         st = adhoc.compare_study(kernel, list(ctx.args), [(s.ranks, s.threads) for s in chosen], cores, rule,
                                  str(directory))
+        for line in undecidable(st):
+            errors.print(f"[yellow]warning:[/yellow] {line}", highlight=False)
         with Store(directory) as store:
             outcome = run_study(st, store, LocalBackend(st, directory), console, "hybridperf compare", quiet.check())
             runs = store.runs(st.name, outcome.campaign)

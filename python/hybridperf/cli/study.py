@@ -20,7 +20,7 @@ from hybridperf.store.db import Campaign, Store, StoreError
 from hybridperf.study import spec
 from hybridperf.study.backends import placement_notes
 from hybridperf.study.backends.local import LocalBackend
-from hybridperf.study.expand import RunPlan, expand, races
+from hybridperf.study.expand import expand, races, RunPlan, undecidable
 from hybridperf.study.run import rule_text, run_study
 
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
@@ -78,6 +78,8 @@ def study(
                 runner.launch(plan)
         for note in placement_notes(st, getattr(runner, "node", None)):
             errors.print(f"note: {note}", highlight=False)
+        for line in undecidable(st):
+            errors.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False)
         if dry_run:
             found = races(st)
             for race in found:

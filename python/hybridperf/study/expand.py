@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from hybridperf.analysis.race import fewest_blocks
 from hybridperf.analysis.sections import candidate_name
 from hybridperf.analysis.taxonomy import Mode, classify
 from hybridperf.shapes import Placement, split_placement
@@ -130,3 +131,18 @@ def races(study: Study) -> list[RaceDef]:
 def expand(study: Study) -> list[RunPlan]:
     """Every candidate of every race, once (block 0): what a dry run prints and a simulation replays."""
     return [plan for race in races(study) for plan in race.candidates]
+
+
+def undecidable(study: Study) -> list[str]:
+    """One line per race its rule can never close: its candidates need more blocks to decide anything (a twofold
+    difference, or none, without noise) than the rule's max_blocks (or a fixed design's repeats) allows."""
+    if study.backend == "simgrid":  # a replay is exact: one block decides
+        return []
+    rule, out = study.rule, []
+    for race in races(study):
+        k = len(race.candidates)
+        if k > 1 and rule.max_blocks < (need := fewest_blocks(rule, k)):
+            given = f"repeats: {rule.max_blocks}" if study.repeats else f"max_blocks {rule.max_blocks}"
+            out.append(f"{race.title()}: {k} candidates need at least {need} blocks before any answer; {given} "
+                       f"can only end undecided (give at least {need})")
+    return out

@@ -4,7 +4,8 @@
 
 VENV := .venv/bin
 
-# DEMO_OPTIONS: extra options of `hybridperf study`, e.g. DEMO_OPTIONS="--budget 30s" for a shorter race
+# DEMO_OPTIONS: extra options of `hybridperf study`, e.g. DEMO_OPTIONS="--budget 60s" for a shorter race (a race
+# needs at least 6 blocks of its two runs to say anything; below that budget it can only end undecided)
 demo: bootstrap
 	$(VENV)/hybridperf study studies/local.yaml $(DEMO_OPTIONS)
 

@@ -64,6 +64,8 @@ def report(results):
 def test_the_page_opens_with_the_headline_and_one_winner_rule(tiny_study):
     html, terminal = report(tiny_study)
     assert html.index("id='headline'") < html.index("<h2>size=8")
+    # the terminal says what an undecided race would need, as the page does (3 blocks: too few to tell, or about N)
+    assert "2 cores: undecided: " in terminal and ("would decide it" in terminal or "too few blocks" in terminal)
     sentences = re.findall(r"<li>(At \d+ cores?: .*?)</li>", html)
     assert len(sentences) == 4  # two sizes, two core counts
     for s in sentences[0::2]:  # at 1 core the one 1 x 1 run is the baseline

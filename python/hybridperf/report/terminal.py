@@ -137,6 +137,9 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
         console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
                                  f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
                                                                      "blocks", "noise"], verdict, left=3, compact=True))
+        for v in s.verdicts:  # what the table has no room for: what an open race would need
+            if v.outcome in ("undecided", "open") and not v.simulated:
+                console.print(f"{v.scale} {s.axis}: {v.outcome}: {v.race.needs()}", highlight=False, markup=False)
         placed = placement_table.table(s)
         if placed:
             console.print(rich_table(*placed, left=4, compact=True))

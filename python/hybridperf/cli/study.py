@@ -144,7 +144,7 @@ def stored(directory: Path, name: str | None, campaign: int | None = None) -> St
         names = store.studies()
         if not names:
             fail(f"{directory} holds no study (run `hybridperf study SPEC` first)")
-        name = name or names[-1]
+        name = name or default_study(store, names)
         if name not in names:
             fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
         try:
@@ -153,6 +153,14 @@ def stored(directory: Path, name: str | None, campaign: int | None = None) -> St
                           store.runs(name, chosen.number, warmups=True))
         except StoreError as err:
             fail(str(err))
+
+
+def default_study(store: Store, names: list[str]) -> str:
+    """The study a results directory stands for: its latest measured one. A simulated study stored beside it
+    (`hybridperf simulate SPEC`, study NAME-on-CLUSTER) is read only when named (--study), unless it is all there
+    is."""
+    measured = [n for n in names if spec.from_dict(store.campaign(n).spec).backend != "simgrid"]
+    return (measured or names)[-1]
 
 
 def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
@@ -181,11 +189,16 @@ def _report(directory: Path, name: str | None, out: Path | None = None, campaign
                  "machine": c.machine}
         print(strict_json(verdicts_json.document(found.study.name, about, sections, found.every)))
         return None
+    simulated = found.study.backend == "simgrid"
+    if simulated:  # said first, so that no one reads a replay for a measurement
+        console.print(f"study {found.study.name}: simulated on {found.study.simgrid.get('cluster')} with SimGrid "
+                      "(exact replays under the cluster description's figures)", highlight=False)
     terminal.print_study(console, sections, found.runs)
     notes = disturbed.summary(found.every)
     for line in notes:
         console.print(f"[yellow]disturbed:[/yellow] {escape(line)}", highlight=False)
-    out = out or directory / "report.html"
+    # a simulated study's page beside the measured one's, not over it
+    out = out or directory / ("report.html" if not simulated else f"report-{found.study.simgrid.get('cluster')}.html")
     reporting.write_html(out, reporting.render_html(found.study.name, found.study.as_dict(), sections, found.runs,
                                                     found.describe(), found.campaign.machine, notes))
     console.print(f"report: {out}")

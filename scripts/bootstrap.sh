@@ -72,11 +72,17 @@ if [ ! -x .venv/bin/hybridperf ] || [ pyproject.toml -nt .venv/.installed ]; the
   touch .venv/.installed
 fi
 
-say "building the kernels in build/"
+say "building the kernels in build/ (its output: build/build.log)"
 werror=OFF
 [ "${CI:-}" = true ] && werror=ON   # warnings are errors in CI
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DHYBRIDPERF_WERROR=$werror >/dev/null
-cmake --build build -j "$(nproc)"
+mkdir -p build
+# the build's hundreds of lines go to a log; shown (its end) only when it fails
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DHYBRIDPERF_WERROR=$werror &&
+       cmake --build build -j "$(nproc)"; } > build/build.log 2>&1; then
+  tail -n 40 build/build.log >&2
+  echo "bootstrap: the build failed; its whole output is in build/build.log" >&2
+  exit 1
+fi
 
 # DL_POLY's Test 20 (studies/dlpoly-tests.yaml) runs the Gupta potential as an eam/fs table hybridperf writes
 # (docs/potentials.md): made here once, like the build, so the shipped study runs as written.

@@ -41,6 +41,9 @@ def study(path: Path, *extra: str) -> subprocess.CompletedProcess:
     ("  command: lmp -in in.lj", "command is the program and its arguments as a YAML list"),
     ("  command: [lmp, '{size}']\n  parser: lammps", "placeholder {size} is neither"),
     ("  command: [lmp]\n  parser: lammps\n  colour: red", "unknown app key 'colour'"),
+    ("  command: [lmp]\n  parser: lamps", "unknown parser 'lamps': ready-made are lammps, gromacs, npb-mz (did you "
+                                          "mean 'lammps'?)"),
+    ("  command: [lmp, '{cels}']\n  parser: lammps", "nor a study parameter (did you mean {cells}?)"),
     ("  command: [lmp]\n  figures:\n    t: {regex: 'took (\\d+)'}", "needs a named group (?P<value>"),
     ("  command: [lmp]\n  figures:\n    t: {regex: 'took ('}", "not a valid regular expression"),
     ("  command: [lmp]\n  launch: slurm\n  parser: lammps", "launch must be mpi or self"),

@@ -25,6 +25,7 @@ parameter by its name. `error(path, message)` raises the spec's own error with t
 
 from __future__ import annotations
 
+import difflib
 import re
 import string
 from dataclasses import dataclass
@@ -131,6 +132,11 @@ def _region(name: str, raw: Any, error: Error) -> RegionRule:
                       communication, float(raw.get("scale", 1.0)))
 
 
+def _did_you_mean(word: str, choices, before: str = "'", after: str = "'") -> str:
+    close = difflib.get_close_matches(word, sorted(choices), n=1)
+    return f" (did you mean {before}{close[0]}{after}?)" if close else ""
+
+
 def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     """The validated block; `params` are the study's parameter names (the placeholders they fill)."""
     if not isinstance(raw, dict):
@@ -147,13 +153,14 @@ def parse_app(raw: Any, params: set[str], error: Error) -> AppSpec:
     unknown = sorted(used - PLACEHOLDERS - params)
     if unknown:
         raise error(("command",), f"placeholder {{{unknown[0]}}} is neither one of {', '.join(sorted(PLACEHOLDERS))} "
-                                  "nor a study parameter")
+                                  f"nor a study parameter{_did_you_mean(unknown[0], PLACEHOLDERS | params, '{', '}')}")
     launch = raw.get("launch", "mpi")
     if launch not in LAUNCHES:
         raise error(("launch",), f"launch must be mpi or self, got {launch!r}")
     parser = raw.get("parser")
     if parser is not None and parser not in PARSERS:
-        raise error(("parser",), f"unknown parser '{parser}': ready-made are {', '.join(PARSERS)}")
+        raise error(("parser",), f"unknown parser '{parser}': ready-made are {', '.join(PARSERS)}"
+                                 f"{_did_you_mean(str(parser), PARSERS)}")
     own = raw.get("figures", {}) or {}
     if not isinstance(own, dict):
         raise error(("figures",), "figures is a mapping of names to {regex, unit, better}")

@@ -742,6 +742,19 @@ def test_cluster_measure_describes_this_machine(tmp_path):
         cluster.load("this-machine", directory=tmp_path)
 
 
+def test_cluster_measure_on_a_busy_machine_says_what_its_figures_include(tmp_path):
+    """Another process busy while this machine is measured: its OS noise and latencies include that process, and
+    the command says so as `study` does (a busy loop takes a core's share far above the check's 10%)."""
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        done = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(tmp_path / "node.yaml"),
+                               "--noise-quanta", "50"], capture_output=True, text=True)
+    finally:
+        hog.kill()
+    assert done.returncode == 0, done.stderr
+    assert f"(pid {hog.pid}) used" in done.stderr and "the OS noise and latencies measured now include it" in done.stderr
+
+
 @needs_smpi
 def test_recommend_simulate_names_a_winner_and_the_assumed_figures_effect():
     out = subprocess.run([*HYBRIDPERF, "recommend", "--by", "simulation", "--cluster", "merlin", "--size", "16",

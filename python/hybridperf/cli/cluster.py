@@ -13,9 +13,9 @@ from rich.table import Table
 
 from hybridperf import cluster, profile
 from hybridperf.analysis import failure
-from hybridperf.cli.ui import console, fail
+from hybridperf.cli.ui import console, errors, fail
 from hybridperf.files import write_atomic
-from hybridperf.launch import runner
+from hybridperf.launch import quiet, runner
 from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import local_machine
 
@@ -125,6 +125,10 @@ def measure_command(
     cores = cores or node.cores
     if cores < 2:
         fail("a one-core machine has no intra-node messages to measure; describe it by hand (docs/clusters.md)")
+    busy = quiet.check().get("warnings", []) if not (pingpong and ompbench) else []
+    for warning in busy:  # what another process takes is measured as this machine's noise and latency
+        errors.print(f"[yellow]warning:[/yellow] {warning} (the OS noise and latencies measured now include it)",
+                     highlight=False)
     try:
         with tempfile.TemporaryDirectory(prefix="hybridperf-measure-") as work:
             ping = profile.load(pingpong) if pingpong else _measure(

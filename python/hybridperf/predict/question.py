@@ -221,7 +221,7 @@ def workload_of(q: Question, posed: Posed) -> str:
     """How the renderer names the workload: the model's problem, or the kernel and its size."""
     if isinstance(posed.predictor, ModelPredictor):
         return posed.predictor.problem.name
-    if isinstance(posed.predictor, measured.MeasuredPredictor):
-        return f"{q.kernel} — {posed.predictor.section.title()}"
+    if isinstance(posed.predictor, measured.MeasuredPredictor):  # the study's own problem, whatever --kernel says
+        return f"study {posed.predictor.study} — {posed.predictor.section.title()}"
     return f"{q.kernel} — size {q.size or 'as calibrated'}, {q.steps or 'default'} steps"
 

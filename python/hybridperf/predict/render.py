@@ -51,8 +51,8 @@ def predictions_table(rec: Recommendation) -> Table:
     if rec.measured:
         rows.append(_row("1, measured", rec.measured, columns))
     title = (f"{rec.workload}: seconds per split ({HOW[rec.method]}), ± the interval each is good to; the winner, "
-             "the runner-up's lead with its interval, and the verdict: wins when the whole interval is above zero, "
-             "a tie when it lies inside the tie band, else undecided")
+             "the runner-up's lead with its interval, and the verdict (docs/study-spec.md): a tie when the whole "
+             "interval lies inside the tie band, wins when it lies above zero, else undecided")
     return title, headers, rows
 
 

@@ -117,3 +117,18 @@ def test_a_calibration_made_elsewhere_prices_its_own_node():
 
     assert Calibration([run(1, 1), run(1, 16), run(16, 1), run(2, 1)], [], []).node_cores() == 16
     assert Calibration([], [], []).node_cores() is None
+
+
+def test_runs_are_counted_one_way_warm_ups_left_out(tiny_study):
+    """The race, `recommend --by measured` and the report count the same runs: each counted run once (a 1-core run
+    is both pure MPI's and hybrid-1's point), warm-ups and blocks run again not at all."""
+    from hybridperf.cli.study import stored
+    from hybridperf.store.db import Store
+
+    found = stored(tiny_study, None)
+    section = next(s for s in found.sections() if s.params["size"] == 12)
+    with Store(tiny_study) as store:
+        counted = [r for r in store.runs("tiny-md") if r["params"]["size"] == 12]
+    assert len(counted) == len({r["run_key"] for p in section.points for r in p.runs})
+    value = MeasuredPredictor("tiny-md", section).inputs()[0].value
+    assert value.startswith(f"{len(counted)} counted runs of study tiny-md") and "warm-ups" in value

@@ -196,4 +196,8 @@ def _calibration(directory: Path) -> Calibration:
         return Calibration(profiles, [], [], copies)
     with open_store(directory) as store:
         names, runs = store.studies(), store.runs()
+        # a warm-up's profile, or one of a block run again, counts nowhere: not in a race, not beside a prediction
+        uncounted = {(directory / r["profile_path"]).resolve() for r in store.runs(warmups=True)
+                     if (r["warmup"] or r["superseded"]) and r["profile_path"]}
+    profiles = [p for p in profiles if Path(p[calibrate.FILE]).resolve() not in uncounted]
     return Calibration(profiles, [(name, stored(directory, name).sections()) for name in names], runs, copies)

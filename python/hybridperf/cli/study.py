@@ -99,14 +99,22 @@ def study(
         errors.print(f"interrupted: campaign {outcome.campaign}'s {outcome.resumed + len(outcome.stored)} runs are "
                      f"stored in {directory}; run the same command to resume")
         raise typer.Exit(130)
+    warmups = sum(r.warmup for r in outcome.stored)
     console.print(f"{st.name}: campaign {outcome.campaign}, {len(outcome.stored)} runs done now"
+                  + (f" ({warmups} of them warm-ups, counted nowhere)" if warmups else "")
                   + (f", {outcome.resumed} before" if outcome.resumed else "")
-                  + f"; {len(outcome.failed)} failed; results in {directory / 'results.db'}")
+                  + f"; {_failed_text(outcome.failed)}; results in {directory / 'results.db'}")
     if outcome.failed:
         console.print("once what failed is fixed, run the same command again: a new campaign runs every point "
                       "(this one is kept)", style="dim")
     if write_report:
         _report(directory, st.name)
+
+
+def _failed_text(failed: list) -> str:
+    """'2 failed', counted as the report counts them: a failed warm-up apart."""
+    warmups = sum(r.warmup for r in failed)
+    return f"{len(failed) - warmups} failed" + (f" (and {warmups} warm-up(s), counted nowhere)" if warmups else "")
 
 
 def one_per_program(st: spec.Study, plans: list[RunPlan]) -> list[RunPlan]:

@@ -84,9 +84,10 @@ class MeasuredPredictor:
         return sorted(self._verdicts())
 
     def inputs(self) -> tuple[Input, ...]:
-        runs = sum(len(p.runs) for p in self.section.points)
+        runs = len({r["run_key"] for p in self.section.points for r in p.runs})  # one run may be two points' (1 core)
         simulated = any(v.simulated for v in self.section.verdicts)
-        return (Input("the runs", f"{runs} runs of study {self.study} ({self.section.title()})",
+        return (Input("the runs", f"{runs} counted runs of study {self.study} ({self.section.title()}; warm-ups "
+                                  "and failed runs not counted)",
                       "simulated: SimGrid's replays, exact under their inputs" if simulated else "measured", False,
                       movable=False),)
 

@@ -273,3 +273,16 @@ def test_a_measured_study_stays_the_default_of_its_folder_and_a_simulated_one_is
     assert named.returncode == 0, named.stderr
     assert named.stdout.startswith("study tiny-md-on-merlin: simulated on merlin with SimGrid")
     assert (tiny_study / "report-merlin.html").exists() and not (tiny_study / "report.html").exists()
+
+
+def test_without_a_one_core_run_the_terminal_says_the_speedups_are_relative(tmp_path, md_binary):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"study: s\nkernel: md\nparams: {{size: 6, steps: 5}}\nconfigurations: [pure-mpi]\ncores: [2]\n"
+                    f"repeats: 1\nresults: {tmp_path / 'r'}\n")
+    done = subprocess.run([*HYBRIDPERF, "study", str(spec), "--no-report"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    html, terminal = report(tmp_path / "r")
+    assert "no 1-core run, so speedups are relative to pure-mpi at 2 cores, taken as perfect" in \
+        " ".join(terminal.split())
+    loop_table = terminal.split("verdict")[0]
+    assert "mean" in loop_table and "median" not in loop_table  # the column the speedup is made of

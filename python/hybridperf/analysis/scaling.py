@@ -24,6 +24,7 @@ STATED_SIZE = {"md": "atoms", "spmv": "rows"}  # the global size each kernel wri
 class Scaling:
     kind: str  # "strong" or "weak"
     why: str  # one sentence for the report: what was seen, and so which figures follow
+    assumed_base: bool = False  # no 1-core run: the speedups rest on the fewest cores' taken as perfect
 
     @property
     def weak(self) -> bool:

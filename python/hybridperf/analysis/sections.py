@@ -225,7 +225,7 @@ def speedups(measured: list[Point], kind: Scaling) -> Scaling:
     if base.cores == 1:
         return kind
     return replace(kind, why=f"{kind.why}; no 1-core run, so speedups are relative to {base.configuration} at "
-                             f"{base.cores} cores, taken as perfect ({base.cores}, efficiency 1)")
+                             f"{base.cores} cores, taken as perfect ({base.cores}, efficiency 1)", assumed_base=True)
 
 
 def _weak_efficiencies(measured: list[Point]) -> None:

@@ -172,9 +172,20 @@ def test_the_explanation_names_the_leaf_factor_that_differs_most():
     table[0].values["openmp_load_balance"], table[0].why["ipc"] = None, "no counters"
     table[0].why["openmp_load_balance"] = table[0].why["openmp_scheduling_efficiency"] = "no OMPT"
     assert explanation(table, verdict, "cores") == (
-        "hybrid-1 wins at 2 cores, though every factor measured for both favours pure-mpi (MPI communication "
-        "efficiency 0.97 against 0.99): its lead lies in what was not measured; not measured: OpenMP load "
+        "hybrid-1 wins at 2 cores, though each factor both carry favours pure-mpi (MPI communication efficiency 0.97 "
+        "against 0.99 for pure-mpi): its lead lies in what they do not take apart; not measured: OpenMP load "
         "balance, OpenMP scheduling efficiency — no OMPT.")
+    # where the global efficiency has the lead the leaves do not, the sentence gives it, as the table does
+    table[0].values["global_efficiency"], table[1].values["global_efficiency"] = estimate(0.69), estimate(0.28)
+    assert "its lead lies in what they do not take apart; the global efficiency has it, 0.69 against 0.28;" in \
+        explanation(table, verdict, "cores")
+    del table[0].values["global_efficiency"], table[1].values["global_efficiency"]
+    # a tie's preferred has no lead: the sentence says where the two differ, and claims nothing of a lead
+    tie = SimpleNamespace(runner_up=SimpleNamespace(candidate="pure-mpi"), winner="hybrid-1", scale=2,
+                          outcome="tie", race=SimpleNamespace(leader="pure-mpi"))
+    assert explanation(table, tie, "cores") == (
+        "hybrid-1 is preferred of the tie at 2 cores (fewer ranks; neither is faster beyond the band): they differ "
+        "most in MPI communication efficiency 0.97 against 0.99 for pure-mpi.")
     # what the runner-up alone lacks may hide its loss too (a simulated hybrid's threads): said for it
     del table[1].values["openmp_serialization_efficiency"]
     table[1].why["openmp_serialization_efficiency"] = table[1].why["openmp_load_balance"] = "a simulated run"
@@ -282,3 +293,22 @@ def test_counts_that_are_not_instructions_and_cycles_give_no_ipc_and_say_why():
     profile = counted_profile(1, 1.0, 0.0, 1, 1)
     profile["rank_times"]["counters"] = {"unavailable": "switched off (HYBRIDPERF_COUNTERS=off)"}
     assert pop.of_profile(profile).why["ipc"] == "hardware counters unavailable: switched off (HYBRIDPERF_COUNTERS=off)"
+
+
+def test_the_terminal_table_shows_every_factor_a_sentence_names():
+    """'its OpenMP load balance is 1.00 against 0.72' under a table without that column: the column is added."""
+    from hybridperf.report.pop_table import HEADERS, terminal_rows, TERMINAL
+
+    from hybridperf.analysis.pop_study import FACTORS
+
+    table = [PointFactors(name, 2, {**dict.fromkeys(FACTORS), "openmp_load_balance": estimate(balance),
+                                    "global_efficiency": estimate(0.7)})
+             for name, balance in (("hybrid-1", 1.0), ("1x2@spread", 0.72))]
+    verdict = SimpleNamespace(runner_up=SimpleNamespace(candidate="1x2@spread"), winner="hybrid-1", scale=2,
+                              outcome="wins", race=SimpleNamespace(leader="hybrid-1"))
+    assert "openmp_load_balance" not in TERMINAL
+    sentence = explanation(table, verdict, "cores")
+    assert sentence.startswith("hybrid-1 wins at 2 cores: its OpenMP load balance is 1.00 against 0.72")
+    headers, rows = terminal_rows(SimpleNamespace(axis="cores", verdicts=[verdict]), table)
+    column = headers.index(HEADERS["openmp_load_balance"])
+    assert [row[column] for row in rows] == ["1.00", "0.72"]  # the numbers the sentence gives

@@ -155,11 +155,27 @@ def _not_measured(point: PointFactors, whose: str, names: Sequence[str]) -> str:
     return f"; not measured{whose}: {', '.join(pop.NAMES[n] for n in unknown)} — {reason}"
 
 
+def explaining_factor(table: list[PointFactors], v: Verdict) -> str | None:
+    """The factor a scale's sentence names: of EXPLAINING, those both the winner (or the leader, or the preferred of
+    a tie) and the runner-up carry, the one most in its favour (where none is, the one most against it)."""
+    runner = v.runner_up
+    first, second = _point(table, v.winner, v.scale), runner and _point(table, runner.candidate, v.scale)
+    if first is None or second is None:
+        return None
+    both = [(a.median - b.median, name) for name in EXPLAINING
+            if (a := first.values.get(name)) and (b := second.values.get(name))]
+    if not both:
+        return None
+    gain, name = max(both)
+    return name if gain > 0 else min(both)[1]
+
+
 def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
-    """'hybrid-1 wins at 2 cores: its MPI communication efficiency is 0.97 against 0.88 for pure-mpi.' — of the
-    factors both carry, the one most in favour of the winner (or the leader, or the preferred of a tie) over the
-    runner-up; where every one of them favours the runner-up, the lead lies in what was not measured, and the
-    sentence says so and names what was not. None where there is no runner-up."""
+    """'hybrid-1 wins at 2 cores: its MPI communication efficiency is 0.97 against 0.88 for pure-mpi.' — the factor
+    of explaining_factor, with both values as the table gives them. A tie's preferred has no lead: the sentence
+    says where the two differ most. Where every factor both carry is against the winner, its lead lies in what
+    they do not take apart: the sentence says so, gives the global efficiency where that has it, and names what
+    was not measured. None where there is no runner-up."""
     runner = v.runner_up
     if runner is None:
         return None
@@ -169,20 +185,22 @@ def explanation(table: list[PointFactors], v: Verdict, axis: str) -> str | None:
     other = runner.candidate if v.winner != runner.candidate else v.race.leader
     verb = {"wins": "wins", "tie": "is preferred of the tie"}.get(v.outcome, "leads (undecided)")
     where = f"{v.winner} {verb} at {v.scale} {axis[:-1] if v.scale == 1 else axis}"
-    both = [(a.median - b.median, name, a.median, b.median) for name in EXPLAINING
-            if (a := first.values.get(name)) and (b := second.values.get(name))]
-    if not both:
+    name = explaining_factor(table, v)
+    if name is None:
         return f"{where}; no POP factor is known for both it and {other} (docs/pop.md says which runs carry them)."
-    gain, name, mine, theirs = max(both)
-    if gain <= 0:
-        _, name, mine, theirs = min(both)
-        # where the lead may lie: what the winner lacks, and what the runner-up alone lacks (a simulated hybrid's
-        # threads, beside pure MPI's known ones)
+    mine, theirs = first.values[name].median, second.values[name].median
+    digits = 2 if f"{mine:.2f}" != f"{theirs:.2f}" else 3  # never "0.95 against 0.95"
+    values = f"{pop.NAMES[name]} {mine:.{digits}f} against {theirs:.{digits}f} for {other}"
+    if v.outcome == "tie":
+        return f"{where} (fewer ranks; neither is faster beyond the band): they differ most in {values}."
+    if mine <= theirs:
         missing = _not_measured(first, "", EXPLAINING) + _not_measured(
             second, f" for {other}", [n for n in EXPLAINING if first.values.get(n) is not None])
-        return (f"{where}, though every factor measured for both favours {other} ({pop.NAMES[name]} {mine:.2f} "
-                f"against {theirs:.2f}): its lead lies in what was not measured{missing}.")
-    digits = 2 if f"{mine:.2f}" != f"{theirs:.2f}" else 3  # never "0.95 against 0.95"
+        glob_a, glob_b = first.values.get("global_efficiency"), second.values.get("global_efficiency")
+        has_it = (f"; the global efficiency has it, {glob_a.median:.2f} against {glob_b.median:.2f}"
+                  if glob_a and glob_b and glob_a.median > glob_b.median else "")
+        return (f"{where}, though each factor both carry favours {other} ({values}): its lead lies in what they do "
+                f"not take apart{has_it}{missing}.")
     text = f"{where}: its {pop.NAMES[name]} is {mine:.{digits}f} against {theirs:.{digits}f} for {other}"
     serial = first.values.get("openmp_serialization_efficiency")
     if name != "openmp_serialization_efficiency" and serial and serial.median < 0.995:

@@ -9,7 +9,7 @@ import html
 import math
 
 from hybridperf.analysis.pop import NAMES, REPLAY_FACTORS
-from hybridperf.analysis.pop_study import Estimate, explanation, FACTORS, point_factors, PointFactors
+from hybridperf.analysis.pop_study import explaining_factor, Estimate, explanation, FACTORS, point_factors, PointFactors
 from hybridperf.analysis.sections import Section
 from hybridperf.report.tables import distinct_points
 
@@ -57,7 +57,10 @@ def sentences(s: Section, table: list[PointFactors]) -> list[str]:
 
 
 def terminal_rows(s: Section, table: list[PointFactors]) -> tuple[list[str], list[list[str]]]:
-    shown = TERMINAL + tuple(name for name in columns(table) if name in REPLAY_FACTORS)
+    """TERMINAL's factors, the replay's where a point has them, and each factor a sentence below names (so that no
+    sentence cites a number the table does not show)."""
+    named = [f for v in s.verdicts if (f := explaining_factor(table, v))]
+    shown = tuple(dict.fromkeys((*TERMINAL, *(name for name in columns(table) if name in REPLAY_FACTORS), *named)))
     headers = ["configuration", s.axis, *(HEADERS[name] for name in shown)]
     rows = [[f.configuration, str(f.scale), *(cell(f.values[name]) for name in shown)] for f in table]
     return headers, rows

@@ -132,3 +132,17 @@ def test_runs_are_counted_one_way_warm_ups_left_out(tiny_study):
     assert len(counted) == len({r["run_key"] for p in section.points for r in p.runs})
     value = MeasuredPredictor("tiny-md", section).inputs()[0].value
     assert value.startswith(f"{len(counted)} counted runs of study tiny-md") and "warm-ups" in value
+
+
+@pytest.mark.skipif(__import__("shutil").which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+def test_a_simulation_replays_the_calibrations_own_number_of_steps():
+    """--by simulation with a calibration that ran 50 steps predicts 50 steps (20 replayed, scaled 2.5x), not the
+    thesis's 500; without a calibration the thesis's problem and its 500."""
+    from hybridperf.predict.simulated import simulation_of
+
+    serial = {"kernel": "md", "run": {"ranks": 1, "threads_per_rank": 1},
+              "params": {"size": 8, "steps": 50, "potential": "lj/cut", "thermo": 50}}
+    calibrated = simulation_of("stella", "md", None, None, [serial], 20)
+    assert (calibrated.steps, calibrated.window, calibrated.scale) == (50, 20, 2.5)
+    assert simulation_of("stella", "md", None, None, [], 20).steps == 500
+    assert simulation_of("stella", "md", None, 40, [serial], 20).steps == 40  # --steps still says

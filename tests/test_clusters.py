@@ -94,7 +94,7 @@ def test_a_users_descriptions_come_first_and_say_where_they_are_from(tmp_path, m
     assert cluster.load("ibm-sp").name == "IBM SP (4-way)"
     listed = subprocess.run([*HYBRIDPERF, "cluster", "list"], capture_output=True, text=True,
                             env={**os.environ, "COLUMNS": "250"})
-    rows = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in listed.stdout.splitlines() if "│" in line}
+    rows = {line.split()[0]: line.split()[-1] for line in listed.stdout.splitlines() if line.split()}
     assert {k: rows.get(k) for k in origins} == origins and f"{theirs} (yours)" in listed.stdout
 
 

@@ -88,7 +88,7 @@ def test_cluster_list_shows_the_installed_presets(installed):
     out = run(installed, "hybridperf", "cluster", "list").stdout
     shipped = next(w.strip("(;").rstrip(")") for w in out.split() if w.endswith("/hybridperf/resources/clusters"))
     assert Path(shipped).is_relative_to(venv)
-    rows = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in out.splitlines() if "│" in line}
+    rows = {line.split()[0]: line.split()[-1] for line in out.splitlines() if line.split()}
     assert {name: rows.get(name) for name in PRESETS} == {name: "shipped" for name in PRESETS}
 
 

@@ -2,6 +2,7 @@
 committed study, and from the model tables of sections built here)."""
 
 import json
+import os
 import shutil
 import re
 import subprocess
@@ -286,3 +287,21 @@ def test_without_a_one_core_run_the_terminal_says_the_speedups_are_relative(tmp_
         " ".join(terminal.split())
     loop_table = terminal.split("verdict")[0]
     assert "mean" in loop_table and "median" not in loop_table  # the column the speedup is made of
+
+
+def test_at_80_columns_nothing_is_cut_and_no_table_is_wider(tiny_study):
+    """The terminal answer and `cluster list` at COLUMNS=80, as piped output is: no cell cut with '…', no table
+    line wider than 80, every cluster name whole (it is what --cluster takes)."""
+    from hybridperf import cluster
+
+    env = {**os.environ, "COLUMNS": "80"}
+    for args in (["report", str(tiny_study)], ["report", str(tiny_study), "--section", "per-call"],
+                 ["cluster", "list"]):
+        out = subprocess.run([*HYBRIDPERF, *args], capture_output=True, text=True, env=env)
+        assert out.returncode == 0, out.stderr
+        assert "…" not in out.stdout, args
+        tables = [line for line in out.stdout.splitlines() if set(line) & set("│┃─━┏┗")]
+        assert all(len(line) <= 80 for line in tables), args
+        assert tables or args[-1] == "per-call", args  # the fixture's runs have no per-call times
+        if args[0] == "cluster":
+            assert all(name in out.stdout for name in cluster.found())

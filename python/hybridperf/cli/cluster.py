@@ -18,6 +18,7 @@ from hybridperf.files import write_atomic
 from hybridperf.launch import quiet, runner
 from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import local_machine
+from hybridperf.report.terminal import rich_table
 
 cluster_app = typer.Typer(help="Cluster descriptions (yours, then the shipped presets) and their SimGrid platforms.",
                           no_args_is_help=True)
@@ -37,15 +38,15 @@ def list_command() -> None:
     console.print("Cluster descriptions, looked for in: " + "; ".join(f"{d} ({origin})"
                                                                       for d, origin in cluster.directories()),
                   highlight=False, soft_wrap=True)
-    table = Table()
-    for col in ("name", "cluster", "nodes", "cores/node", "network", "assumed figures", "from"):
-        table.add_column(col, justify="right" if col in ("nodes", "cores/node") else "left")
+    rows = []
     for name, (_, origin) in cluster.found().items():
         spec = _load(name)
         assumed = [n for n, f in spec.figures().items() if f.assumed]
-        table.add_row(name, spec.name, str(spec.nodes), str(spec.cores_per_node),
-                      f"{spec.latency.text}, {spec.bandwidth.text}, {spec.topology.kind}", str(len(assumed)), origin)
-    console.print(table)
+        rows.append([name, spec.name, f"{spec.nodes} × {spec.cores_per_node}",
+                     f"{spec.latency.text}, {spec.bandwidth.text}, {spec.topology.kind}", str(len(assumed)), origin])
+    # the name is what one types (--cluster NAME): never cut nor folded
+    console.print(rich_table("", ["name", "cluster", "nodes × cores", "network", "assumed", "from"], rows, left=6,
+                             compact=True, whole=1))
 
 
 @cluster_app.command("show")
@@ -56,7 +57,7 @@ def show_command(name: Annotated[str, typer.Argument(help="A description's name 
                   f"{spec.sockets} x {spec.cores_per_socket} cores.")
     table = Table()
     for col in ("figure", "value", "source"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for label, figure in spec.figures().items():
         swept = f"; plausible ×{figure.range[0]:g}–×{figure.range[1]:g}: {figure.range_source}" if figure.range else ""
         table.add_row(label, figure.text, "[yellow]assumed[/yellow]" + (f": {figure.source}" if figure.source else "")

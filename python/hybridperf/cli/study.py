@@ -188,7 +188,7 @@ def open_store(directory: Path) -> Store:
 
 
 def _report(directory: Path, name: str | None, out: Path | None = None, campaign: int | None = None,
-            as_json: bool = False) -> Path | None:
+            as_json: bool = False, section: str = "summary") -> Path | None:
     found = stored(directory, name, campaign)
     sections = found.sections()
     if as_json:
@@ -201,7 +201,7 @@ def _report(directory: Path, name: str | None, out: Path | None = None, campaign
     if simulated:  # said first, so that no one reads a replay for a measurement
         console.print(f"study {found.study.name}: simulated on {found.study.simgrid.get('cluster')} with SimGrid "
                       "(exact replays under the cluster description's figures)", highlight=False)
-    terminal.print_study(console, sections, found.runs)
+    terminal.print_study(console, sections, found.runs, section, f"hybridperf report {directory}")
     notes = disturbed.summary(found.every)
     for line in notes:
         console.print(f"[yellow]disturbed:[/yellow] {escape(line)}", highlight=False)
@@ -221,10 +221,14 @@ def report(
     as_json: Annotated[bool, typer.Option("--json", help="Print each scale's verdict as JSON (outcome, winner or "
                                                          "tied set, lead and interval, blocks, noise) and write "
                                                          "nothing.")] = False,
+    section: Annotated[str, typer.Option(help="What the terminal shows: summary (the answer, in 80 columns), "
+                                              "per-call (the per-call times) or full (both).")] = "summary",
 ) -> None:
-    """Analyse a stored study: key tables in the terminal, everything in a self-contained HTML report."""
+    """Analyse a stored study: the answer in the terminal, everything in a self-contained HTML report."""
+    if section not in terminal.SECTIONS:
+        fail(f"--section must be one of {', '.join(terminal.SECTIONS)}, got {section!r}")
     try:
-        _report(results_dir, study_name, out, campaign, as_json)
+        _report(results_dir, study_name, out, campaign, as_json, section)
     except USER_ERRORS as err:
         user_error(err)
 

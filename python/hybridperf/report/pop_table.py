@@ -61,7 +61,7 @@ def terminal_rows(s: Section, table: list[PointFactors]) -> tuple[list[str], lis
     sentence cites a number the table does not show)."""
     named = [f for v in s.verdicts if (f := explaining_factor(table, v))]
     shown = tuple(dict.fromkeys((*TERMINAL, *(name for name in columns(table) if name in REPLAY_FACTORS), *named)))
-    headers = ["configuration", s.axis, *(HEADERS[name] for name in shown)]
+    headers = ["split", s.axis, *(HEADERS[name] for name in shown)]
     rows = [[f.configuration, str(f.scale), *(cell(f.values[name]) for name in shown)] for f in table]
     return headers, rows
 

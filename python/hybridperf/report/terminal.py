@@ -99,13 +99,20 @@ def comparison_table(rows: list[dict[str, Any]], kernel: str, race: Race) -> Tab
     return table
 
 
-def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1, compact: bool = False) -> Table:
+def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1, compact: bool = False,
+               whole: int = 0) -> Table:
     """A report table for the terminal; the first `left` columns left-aligned, numbers to the right; `compact`:
-    rules under the header only, so that a wide table still fits 80 columns."""
+    rules under the header only, so that a wide table still fits 80 columns; the first `whole` columns never folded
+    (names one types). A narrow terminal folds the other cells onto more lines, never cuts one."""
     title = escape(title)  # "[s]" is a unit here, not rich's markup
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False) if compact else Table(title=title)
     for k, h in enumerate(headers):
-        table.add_column(escape(h), justify="left" if k < left else "right")
+        justify = "left" if k < left else "right"
+        if k < whole:
+            table.add_column(escape(h), justify=justify, no_wrap=True,
+                             min_width=max([len(h), *(len(row[k]) for row in rows)]))
+        else:
+            table.add_column(escape(h), justify=justify, overflow="fold")
     for row in rows:
         table.add_row(*(escape(cell) for cell in row))
     return table
@@ -118,38 +125,22 @@ def efficiency_rich(rows: list[eff.Row]) -> Table:
 TERMINAL_VERDICT = (0, 1, 2, 4, 5, 6)  # scale, outcome, winner or tied, lead, blocks, noise
 
 
-def print_study(console: Console, sections: list[Section], runs: list[dict[str, Any]]) -> None:
-    """The two tables that answer the question: loop times, and each race's outcome with its interval."""
+SECTIONS = ("summary", "per-call", "full")  # what `report --section` prints
+
+
+def print_study(console: Console, sections: list[Section], runs: list[dict[str, Any]], section: str = "summary",
+                where: str = "report DIR") -> None:
+    """The answer in 80 columns (`summary`): per parameter set the loop times, each race's outcome with its interval,
+    the POP factors of the raced candidates and the sentence that names what sets the winner apart, and one line
+    saying where the rest is; `per-call` the per-call times alone; `full` everything."""
     for s in sections:
-        rows = []
-        for name, p in distinct_points(s):
-            t = p.time
-            rows.append([name, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", str(t.n if t else 0),
-                         f"{t.mean:.4g}" if t else "–", spread_text(t.sd / t.mean if t and t.sd else None),
-                         number(p.efficiency if s.scaling.weak else p.speedup, 3)])
-        # the mean, as the speedup beside it is of means (the thesis's convention; the page has the median too)
-        console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "mean",
-                                                                "spread", "weak eff." if s.scaling.weak else "speedup"],
-                                 rows))
-        if s.scaling.weak or s.scaling.assumed_base:  # a column not what a reader expects: say why
-            console.print(s.scaling.why, highlight=False, markup=False)
-        _, _, full = verdict_table(s)
-        verdict = [[row[k] for k in TERMINAL_VERDICT] for row in full]  # what fits 80 columns of the report's table
-        console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
-                                 f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
-                                                                     "blocks", "noise"], verdict, left=3, compact=True))
-        for v in s.verdicts:  # what the table has no room for: what an open race would need
-            if v.outcome in ("undecided", "open") and not v.simulated:
-                console.print(f"{v.scale} {s.axis}: {v.outcome}: {v.race.needs()}", highlight=False, markup=False)
-        placed = placement_table.table(s)
-        if placed:
-            console.print(rich_table(*placed, left=4, compact=True))
-        factors = point_factors(s, distinct_points(s))
-        headers, rows = pop_table.terminal_rows(s, factors)
-        console.print(rich_table(f"{s.title()}: POP efficiency factors (medians; docs/pop.md)", headers, rows,
-                                 left=1, compact=True))
-        for line in pop_table.sentences(s, factors):
-            console.print(line, highlight=False, markup=False)
+        if section != "per-call":
+            _answer(console, s)
+        if section == "summary":
+            flagged = len(percall_table.flagged(s))
+            console.print(f"per-call times{f' ({flagged} heavy tail(s) flagged)' if flagged else ''}: "
+                          f"{where} --section per-call, or the page", highlight=False, markup=False)
+            continue
         title, headers, rows = percall_table.table(s)
         if rows:
             keep = percall_table.TERMINAL
@@ -163,3 +154,38 @@ def print_study(console: Console, sections: list[Section], runs: list[dict[str, 
                       "Failures table lists each):", highlight=False)
         for line in failed:
             console.print(f"  {line}", highlight=False, markup=False)
+
+
+def _answer(console: Console, s: Section) -> None:
+    """A parameter set's loop times, verdict, placement costs and POP factors with their sentences."""
+    rows = []
+    for name, p in distinct_points(s):
+        t = p.time
+        rows.append([name, str(p.scale), f"{p.nodes}×{p.ranks_per_node}×{p.threads}", str(t.n if t else 0),
+                     f"{t.mean:.4g}" if t else "–", spread_text(t.sd / t.mean if t and t.sd else None),
+                     number(p.efficiency if s.scaling.weak else p.speedup, 3)])
+    # the mean, as the speedup beside it is of means (the thesis's convention; the page has the median too)
+    console.print(rich_table(f"{s.title()}: loop time [s]", ["configuration", s.axis, "shape", "n", "mean",
+                                                            "spread", "weak eff." if s.scaling.weak else "speedup"],
+                             rows))
+    if s.scaling.weak or s.scaling.assumed_base:  # a column not what a reader expects: say why
+        console.print(s.scaling.why, highlight=False, markup=False)
+    _, _, full = verdict_table(s)
+    verdict = [[row[k] for k in TERMINAL_VERDICT] for row in full]  # what fits 80 columns of the report's table
+    console.print(rich_table(f"{s.title()}: verdict ({100 * s.rule.confidence:g}% confidence, ties within "
+                             f"±{100 * s.rule.tie_within:g}%)", [s.axis, "outcome", "winner", "lead, interval",
+                                                                 "blocks", "noise"], verdict, left=3, compact=True))
+    for v in s.verdicts:  # what the table has no room for: what an open race would need
+        if v.outcome in ("undecided", "open") and not v.simulated:
+            console.print(f"{v.scale} {s.axis}: {v.outcome}: {v.race.needs()}", highlight=False, markup=False)
+    placed = placement_table.table(s)
+    if placed:
+        console.print(rich_table(*placed, left=4, compact=True))
+    factors = point_factors(s, distinct_points(s))
+    raced = {v.scale for v in s.verdicts if len(v.race.standings) > 1}
+    headers, rows = pop_table.terminal_rows(s, [f for f in factors if f.scale in raced])  # a baseline's are all 1
+    if rows:
+        console.print(rich_table(f"{s.title()}: POP efficiency factors (medians; docs/pop.md)", headers, rows,
+                                 left=1, compact=True))
+    for line in pop_table.sentences(s, factors):
+        console.print(line, highlight=False, markup=False)

@@ -146,3 +146,11 @@ def test_a_simulation_replays_the_calibrations_own_number_of_steps():
     assert (calibrated.steps, calibrated.window, calibrated.scale) == (50, 20, 2.5)
     assert simulation_of("stella", "md", None, None, [], 20).steps == 500
     assert simulation_of("stella", "md", None, 40, [serial], 20).steps == 40  # --steps still says
+
+
+@pytest.mark.parametrize("assumed, source, shown", [
+    (True, "", "assumed"), (True, "borrowed: Merlin's", "assumed: borrowed: Merlin's"),
+    (True, "assumed: a 2010s core", "assumed: a 2010s core"), (False, "measured", "measured"), (False, "", "–"),
+])
+def test_an_inputs_source_says_assumed_once_and_never_bare(assumed, source, shown):
+    assert render.source_text(Input("x", "1", source, assumed)) == shown

@@ -8,7 +8,7 @@ import html
 import math
 from typing import Any
 
-from hybridperf.predict.answer import ALL_PARTS, Answer, name, Prediction, Recommendation
+from hybridperf.predict.answer import ALL_PARTS, Answer, Input, name, Prediction, Recommendation
 from hybridperf.report.html import html_table, STYLE
 from hybridperf.report.tables import Table
 
@@ -79,9 +79,15 @@ def sensitivity_table(rec: Recommendation) -> Table:
     for i in rec.inputs:
         moves = rec.sensitivity.get(i.name)
         cells = [moves[a.nodes].text() if moves else "not moved" for a in rec.answers]
-        rows.append([i.name, i.value, ("assumed: " if i.assumed and "assumed" not in i.source else "") + i.source,
-                     *cells])
+        rows.append([i.name, i.value, source_text(i), *cells])
     return title, headers, rows
+
+
+def source_text(i: Input) -> str:
+    """Where an input comes from, 'assumed' said once: never a bare 'assumed:' nor 'assumed: assumed …'."""
+    if not i.assumed or "assumed" in i.source:
+        return i.source or "–"
+    return f"assumed: {i.source}" if i.source else "assumed"
 
 
 def lines(rec: Recommendation) -> list[str]:

@@ -7,9 +7,10 @@ efficiency n(c), plus OpenMP's fork/join for each threaded loop entered:
     t(region) = units x cost / (T e(T) n(R T))  +  [T > 1] loops x fork_join(T)
 
 n(c) is a node's: one core alone runs faster than each of c busy ones (shared caches and memory bandwidth,
-clock boost), which a serial profile alone cannot show. Measured, it is the serial run's computation over c
-times a run of c ranks of one thread; e(T) is then threads' loss beyond it (T ranks over T threads, as
-calibrate measures it). The thesis's costs are already those of full nodes (n = 1).
+clock boost), which a serial profile alone cannot show. Measured, it is the serial run's computation per step
+over c times that of a run of c ranks of one thread (per step: the two may have run different steps); e(T) is
+then threads' loss beyond it (T ranks over T threads, as calibrate measures it). The thesis's costs are already
+those of full nodes (n = 1).
 
 Units (from the kernel's plan): force and integration cost per owned atom and step (the force and density per
 `pair_atoms` where a plan has them: DL_POLY's pairs across a brick's faces computed twice), the neighbour-list build

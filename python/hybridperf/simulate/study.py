@@ -5,6 +5,7 @@ point."""
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -127,26 +128,43 @@ def _text(value) -> str:
     return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
+def _steps(profile: dict) -> int:
+    """The steps (spmv: calls) a profile's times were summed over."""
+    done = profile.get("md", {}).get("steps_done") or profile.get("spmv", {}).get("calls")
+    return int(done or profile["params"].get("steps") or profile["params"].get("calls") or 1)
+
+
 def _representatives(profiles: list[dict]) -> list[dict]:
-    """Of each repeated point (same problem, mode, ranks and threads), the run of median loop time: the costs
-    come from a typical run, not from whichever repeat was stored last."""
+    """Of each repeated point (same problem, steps, mode, ranks and threads), the run of median loop time: the costs
+    come from a typical run, not from whichever repeat was stored last. Runs of other steps are other points, not
+    repeats: their totals (which e_mt compares, as calibrate.thread_efficiency does) are of another length."""
     groups: dict[tuple, list[dict]] = {}
     for p in profiles:
-        key = (_problem_key(p["params"]), p["params"].get("mode"), p["run"]["ranks"], p["run"]["threads_per_rank"])
+        key = (_problem_key(p["params"]), _steps(p), p["params"].get("mode"), p["run"]["ranks"],
+               p["run"]["threads_per_rank"])
         groups.setdefault(key, []).append(p)
     return [sorted(g, key=lambda p: p["figures_of_merit"][0]["value"])[(len(g) - 1) // 2] for g in groups.values()]
 
 
+def _per_step(profile: dict) -> float:
+    return calibrate.computation(profile) / _steps(profile)
+
+
 def node_efficiency(profiles: list[dict], serial: dict) -> ThreadEfficiency:
-    """n(c): the serial run's computation over c times that of c ranks of one thread, same problem."""
+    """n(c): the serial run's computation per step over c times that of c ranks of one thread, same problem (per
+    step: a c x 1 run of other steps than the serial run's, `hybridperf run`'s 100 beside a study's 50, says the
+    same of the node); where runs of several lengths give c, their median."""
     key = _problem_key(serial["params"])
-    one = calibrate.computation(serial)
-    points = tuple(sorted((p["run"]["ranks"], one / (p["run"]["ranks"] * calibrate.computation(p))) for p in profiles
-                          if _problem_key(p["params"]) == key and p["run"]["threads_per_rank"] == 1
-                          and p["run"]["ranks"] > 1 and calibrate.computation(p) > 0))
+    one = _per_step(serial)
+    by_count: dict[int, list[float]] = {}
+    for p in profiles:
+        if _problem_key(p["params"]) == key and p["run"]["threads_per_rank"] == 1 and p["run"]["ranks"] > 1 \
+                and calibrate.computation(p) > 0:
+            by_count.setdefault(p["run"]["ranks"], []).append(one / (p["run"]["ranks"] * _per_step(p)))
+    points = tuple((c, statistics.median(e)) for c, e in sorted(by_count.items()))
     if not points or one <= 0:
         return ThreadEfficiency((), "assumed: busy cores run as fast as one alone (no c x 1 run measured)")
-    return ThreadEfficiency(points, "measured: serial computation over c x that of c ranks, " +
+    return ThreadEfficiency(points, "measured: serial computation per step over c x that of c ranks, " +
                             ", ".join(f"{c} cores {e:.3f}" for c, e in points))
 
 

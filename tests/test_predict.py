@@ -2,6 +2,7 @@
 predictor whose answer is known, measured answers from a stored study's race, and one JSON shape."""
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +155,22 @@ def test_a_simulation_replays_the_calibrations_own_number_of_steps():
 ])
 def test_an_inputs_source_says_assumed_once_and_never_bare(assumed, source, shown):
     assert render.source_text(Input("x", "1", source, assumed)) == shown
+
+
+@pytest.mark.skipif(__import__("shutil").which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+def test_this_machines_own_costs_are_not_borrowed_on_its_own_description(tmp_path, monkeypatch):
+    """--cluster this-machine is this machine, described by `cluster measure`: the calibration's costs are its own,
+    not 'borrowed: this machine's'; on a shipped cluster they are borrowed."""
+    import shutil as files
+
+    from hybridperf import cluster
+    from hybridperf.predict.simulated import simulation_of
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    described = cluster.user_dir() / f"{cluster.THIS_MACHINE}.yaml"
+    described.parent.mkdir(parents=True)
+    files.copy(Path(cluster.__file__).parent / "resources" / "clusters" / "stella.yaml", described)
+    serial = {"kernel": "md", "run": {"ranks": 1, "threads_per_rank": 1},
+              "params": {"size": 8, "steps": 50, "potential": "lj/cut", "thermo": 50}}
+    assert simulation_of(cluster.THIS_MACHINE, "md", None, None, [serial], 20).borrowed is None
+    assert simulation_of("stella", "md", None, None, [serial], 20).borrowed == "this machine's"

@@ -109,7 +109,8 @@ def simulation_of(cluster: str, kernel: str, size: int | None, steps: int | None
     # the threaded splits apart, is as noisy as its T x 1 and 1 x T runs together (calibrate.thread_efficiency)
     threads = calibrate.thread_efficiency(profiles, kernel, one_core) if one_core else None
     # costs measured here are this machine's, the thesis's are Merlin's: on any other cluster they are borrowed
-    borrowed = ("this machine's" if cluster != "this" else None) if profiles else \
+    here = cluster in ("this", clusters.THIS_MACHINE)  # `cluster measure`'s description of this very machine
+    borrowed = ("this machine's" if not here else None) if profiles else \
         ("Merlin's" if spec.key != presets.THESIS_MACHINE else None)
     return Simulation(kernel, spec, lambda s: _costs(kernel, s, profiles, problem), plan_of, steps, window,
                       one_core, threads, borrowed)

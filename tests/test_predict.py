@@ -174,3 +174,17 @@ def test_this_machines_own_costs_are_not_borrowed_on_its_own_description(tmp_pat
               "params": {"size": 8, "steps": 50, "potential": "lj/cut", "thermo": 50}}
     assert simulation_of(cluster.THIS_MACHINE, "md", None, None, [serial], 20).borrowed is None
     assert simulation_of("stella", "md", None, None, [serial], 20).borrowed == "this machine's"
+
+
+@pytest.mark.skipif(__import__("shutil").which("smpirun") is None, reason="SimGrid's smpirun is not installed")
+def test_a_simulation_of_a_size_the_calibration_ran_takes_that_sizes_one_core_run():
+    from hybridperf.predict.simulated import simulation_of
+
+    def serial(size, steps, start):
+        return {"kernel": "md", "run": {"ranks": 1, "threads_per_rank": 1, "start_time": start},
+                "params": {"size": size, "steps": steps, "potential": "lj/cut", "thermo": 50}}
+
+    profiles = [serial(20, 50, "1"), serial(32, 25, "2")]  # the size 32 run the later, as the demo stores them
+    assert simulation_of("stella", "md", 20, None, profiles, 20).one_core["params"]["size"] == 20
+    assert simulation_of("stella", "md", 20, None, profiles, 20).steps == 50
+    assert simulation_of("stella", "md", None, None, profiles, 20).one_core["params"]["size"] == 32  # the latest

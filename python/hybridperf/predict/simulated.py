@@ -78,17 +78,19 @@ def simulation_of(cluster: str, kernel: str, size: int | None, steps: int | None
         spec = clusters.load(clusters.THIS_MACHINE if cluster == "this" else cluster)
     except (SimGridMissing, clusters.ClusterError) as err:
         raise Unanswerable(str(err)) from None
-    # the problem: the calibration's one-core run's (its potential, sums and steps; another --size is priced per
-    # atom), else the thesis's small simulation
-    one_core = next((p for p in reversed(profiles) if p["kernel"] == kernel and p["run"]["ranks"] == 1
-                     and p["run"]["threads_per_rank"] == 1), None)
+    # the problem: the calibration's one-core run's (its potential, sums and steps; of the --size asked for where
+    # it has one, else another priced per atom), else the thesis's small simulation
+    ones = [p for p in reversed(profiles) if p["kernel"] == kernel and p["run"]["ranks"] == 1
+            and p["run"]["threads_per_rank"] == 1]
+    of_size = [p for p in ones if size is not None and p["params"].get("size" if kernel == "md" else "n") == size]
+    one_core = next(iter(of_size or ones), None)
     serial = one_core["params"] if one_core else None
     own_steps = (serial or {}).get("steps" if kernel == "md" else "calls")
     steps = steps or own_steps or (presets.THESIS_STEPS if kernel == "md" else 100)
     window = min(window, steps)
     if kernel == "md":
         like = serial or {"size": presets.THESIS_SMALL_SIZE, "potential": "lj/sf", "thermo": 1}
-        problem = {"potential": like["potential"], "thermo": like["thermo"]}
+        problem = {"potential": like["potential"], "thermo": like["thermo"], **({"size": size} if of_size else {})}
         base = ("-s", str(size or like["size"]), "--potential", str(like["potential"]), "--thermo",
                 str(like["thermo"]), "--steps", str(window))
     else:

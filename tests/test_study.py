@@ -118,7 +118,7 @@ configurations:
   - pure-mpi: {{steps: 40, seed: 1}}
   - 2x1: {{steps: {other}, seed: 2}}
 cores: [2]
-decide: {{tie_within: 95%, max_blocks: 20}}
+decide: {{tie_within: 95%, max_blocks: 20, interval: sign}}
 results: {results}
 """
 
@@ -128,8 +128,9 @@ def test_a_race_stops_when_it_is_decided(tmp_path, md_binary, other, outcome):
     """Two candidates of one shape: equal work ties inside a wide band, forty times the steps loses; both before
     the blocks run out, and the JSON says so. The band is wide (±95%) because these runs last milliseconds and
     share the machine with the other tests (make test runs two at once: one run in a block slowed several times
-    over once left a tie undecided after 12 blocks at 10 steps a run): the rule's own error rates are
-    tests/test_race.py's, on synthetic times."""
+    over once left a tie undecided after 12 blocks at 10 steps a run); the sign sequence, declared, because a band
+    this wide is where it decides soonest: the rules' own error rates are tests/test_race.py's, on synthetic
+    times."""
     spec = tmp_path / "race.yaml"
     results = tmp_path / "res"
     spec.write_text(RACE.format(other=other, results=results))

@@ -92,7 +92,7 @@ def test_the_json_and_html_carry_every_answer():
     assert doc["answers"][0]["winner"] == "2r×1t" and doc["answers"][0]["verdict"] == "wins"
     assert doc["sensitivity"]["moves"][0]["moves"]["1"]["text"] == "÷1.2"
     page = render.html_page(rec)
-    assert page.count("<table>") == 3 and "÷1.2" in page and "2r×1t" in page
+    assert page.count("<table>") == 4 and "÷1.2" in page and "2r×1t" in page
 
 
 def test_a_study_without_a_race_or_with_several_problems_is_refused():

@@ -17,6 +17,7 @@ from hybridperf import cluster
 from hybridperf.analysis import pop
 from hybridperf.simulate import app_replay
 from hybridperf.store.db import RunRecord, Store
+from hybridperf.study.spec import load
 
 needs_smpi = pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
@@ -94,8 +95,7 @@ def _stored_study(results: Path) -> Path:
     path = results / "profiles" / "run-1.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(profile))
-    study = {"study": "traced", "kernel": "app", "app": {"command": ["true"], "launch": "mpi", "parser": "lammps"},
-             "configurations": ["pure-mpi"], "cores": [2], "repeats": 1, "cores_per_node": 2, "results": str(results)}
+    study = load(spec).as_dict()  # as a study stores its spec
     with Store(results) as store:
         store.save_study("traced", "app", study, str(spec), "now")
         c = store.start_campaign("traced", study, 1, {}, "now")
@@ -123,6 +123,40 @@ def test_simulate_replays_a_traced_app_study_and_reports_it(tmp_path: Path):
         pytest.approx(factors["mpi_communication_efficiency"], rel=1e-5)  # POP: communication = serialization x transfer
     page = (tmp_path / "report-merlin.html").read_text()
     assert "<b>Replayed</b> on Merlin" in page and "MPI transfer" in page and "replays of traces" in page
+
+
+@needs_smpi
+def test_recommend_by_simulation_replays_your_program_on_the_cluster_and_by_measured_says_whose_machine(tmp_path):
+    """Issue 42 item 7: the user's own program has all three ways on a cluster. --by simulation --kernel app replays
+    its traced runs there (stored beside it as `hybridperf simulate` stores them) and answers in the one shape;
+    --by measured --cluster answers for the machine the study ran on and says it is not that cluster; the
+    measured study stays the folder's default for `report`."""
+    _stored_study(tmp_path)
+    out = subprocess.run([*HYBRIDPERF, "recommend", "--by", "simulation", "--kernel", "app", "--calibration",
+                          str(tmp_path), "--cluster", "merlin", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["method"] == "simulation" and doc["cluster"] == "Merlin" and "traced-on-merlin" in doc["workload"]
+    [answer] = doc["answers"]
+    [prediction] = answer["predictions"]
+    merlin = cluster.load("merlin")
+    # as measured, both ranks on one node: the 100 MB cross Merlin's node memory
+    on_node = merlin.intra_latency.value + MESSAGE / merlin.intra_bandwidth.value
+    assert prediction["split"] == "2r×1t" and prediction["seconds"] == pytest.approx(1.5 + on_node, rel=1e-5)
+    assert doc["inputs"][0]["source"] == "simulated: the measured runs' traces replayed with SimGrid"
+    measured = subprocess.run([*HYBRIDPERF, "recommend", "--by", "measured", "--results", str(tmp_path), "--cluster",
+                               "merlin"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"})
+    assert measured.returncode == 0, measured.stderr
+    assert "--cluster merlin: this answer is the machine study traced ran on, not merlin" in measured.stderr
+    tables = [line for line in measured.stdout.splitlines() if line.startswith(("1 ", "nodes", "──"))]
+    assert "study traced," in measured.stdout and len(tables) >= 6 and max(map(len, tables)) <= 80  # prose folds
+    report = subprocess.run([*HYBRIDPERF, "report", str(tmp_path)], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    assert "traced-on-merlin" not in report.stdout and (tmp_path / "report.html").exists()
+    named = subprocess.run([*HYBRIDPERF, "report", str(tmp_path), "--study", "traced-on-merlin"], capture_output=True,
+                           text=True)
+    assert named.returncode == 0 and "traces replayed on merlin" in named.stdout
+    assert (tmp_path / "report-merlin.html").exists()
 
 
 @needs_smpi

@@ -16,8 +16,8 @@ from hybridperf.cli.ui import console, errors, fail
 from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import render
 from hybridperf.predict.answer import METHODS, Unanswerable
-from hybridperf.predict.question import Calibration, KERNELS, measured_study, modelled, Question, recommendation, \
-    simulated
+from hybridperf.predict.question import Calibration, KERNELS, measured_study, modelled, Posed, Question, \
+    recommendation, simulated
 from hybridperf.report.terminal import rich_table
 
 
@@ -57,8 +57,8 @@ def recommend_command(
                                                              "PARALLEL_FOR, stream and serial kernel profiles for "
                                                              "model and simulation (docs/models.md); its studies "
                                                              "for measured.")] = None,
-    study: Annotated[Optional[str], typer.Option(help="--by measured: which stored study (default: the "
-                                                      "latest).")] = None,
+    study: Annotated[Optional[str], typer.Option(help="--by measured, or --kernel app: which stored study "
+                                                      "(default: the latest measured one).")] = None,
     future: Annotated[bool, typer.Option("--future", help="model: the thesis's what-if: 16 cores per node, an "
                                                          "interconnect of twice the bandwidth and half the latency, "
                                                          "a doubled problem.")] = False,
@@ -92,8 +92,11 @@ def recommend_command(
 
             explained(modelled(q, cal), simulated(q, cal, progress))
             return
-        posed = (modelled(q, cal) if by == "model" else simulated(q, cal, progress) if by == "simulation"
-                 else measured_study(*_study_of(calibration, study), size))
+        if by == "simulation" and kernel == "app":
+            posed = _replayed(calibration, study, cluster)
+        else:
+            posed = (modelled(q, cal) if by == "model" else simulated(q, cal, progress) if by == "simulation"
+                     else measured_study(*_study_of(calibration, study), size, cluster))
         for warning in posed.warnings:
             progress(f"hybridperf: warning: {warning}")
         rec = recommendation(q, posed, cal, progress)
@@ -109,9 +112,12 @@ def recommend_command(
     if as_json:
         print(strict_json(render.as_json(rec)))
         return
+    if rec.disagreement:  # first: the prediction below is contradicted by this machine's own race
+        console.print(f"[bold yellow]{rec.disagreement}[/bold yellow]", highlight=False)
     console.print(f"[bold]{rec.about}[/bold]", highlight=False)
-    console.print(rich_table(*render.predictions_table(rec)))
-    console.print(rich_table(*render.sensitivity_table(rec), left=3))  # input, value, source: words
+    console.print(rich_table(*render.verdicts_table(rec), left=3, compact=True, whole=3))  # names one types
+    console.print(rich_table(*render.predictions_table(rec), compact=True))
+    console.print(rich_table(*render.sensitivity_table(rec), left=3, compact=True))  # input, value, source: words
     for line in render.lines(rec):
         console.print(line, highlight=False)
 
@@ -144,8 +150,7 @@ def _question(by: str, cluster: str, kernel: str, size: int | None, steps: int |
         if calibration is None:
             fail("--kernel app needs --calibration: the results directory of the program's study (its own runs, "
                  "and mixbench, ompbench and stream profiles if you have them)")
-        given = [name for name, value in (("--size", size), ("--steps", steps), ("--by simulation",
-                                                                                 by == "simulation")) if value]
+        given = [name for name, value in (("--size", size), ("--steps", steps)) if value]
         if given:
             fail(f"{', '.join(given)}: not for --kernel app (its problem is the one its runs solved)")
     if explain and (closed_form or kernel == "app" or by != "model"):
@@ -158,11 +163,33 @@ def _question(by: str, cluster: str, kernel: str, size: int | None, steps: int |
     if by == "measured":
         if calibration is None:
             fail("--by measured needs --calibration (or --results): the results directory of a study")
-        given = closed_form + ["--steps"] * bool(steps) + ["--cluster"] * (cluster != "this")
+        given = closed_form + ["--steps"] * bool(steps)
         if given:
             fail(f"{', '.join(given)}: not for --by measured, which answers for the machine and problem its study "
                  "ran")
     return Question(cluster, kernel, size, steps, counts, work_seconds, thread_loss, future, window)
+
+
+def _replayed(directory: Path, name: str | None, cluster_name: str) -> Posed:
+    """The app study's traced runs replayed on the cluster — stored beside it as `<study>-on-<cluster>`, as
+    `hybridperf simulate SPEC --cluster` stores them — and raced as they ran."""
+    from hybridperf import cluster as clusters
+    from hybridperf.cli.study import stored
+    from hybridperf.simulate import app_replay, app_study
+    from hybridperf.simulate.replay import SimGridMissing
+
+    found = stored(directory, name)
+    if found.study.kernel != "app":
+        raise Unanswerable(f"study {found.study.name} runs {found.study.kernel}, not your program: --kernel app "
+                           "replays an app study's traces (docs/apps.md)")
+    try:
+        described = clusters.load(clusters.THIS_MACHINE if cluster_name == "this" else cluster_name)
+        done = app_study.replay_study(found.study, directory, described, 1.0, None, progress)
+    except (SimGridMissing, clusters.ClusterError, app_study.NothingToReplay, app_replay.NotReplayable) as err:
+        raise Unanswerable(str(err)) from None
+    for line in done.skipped:
+        progress(f"hybridperf: not replayed: {line}")
+    return measured_study(*_study_of(directory, done.study), None, replayed_on=described.name)
 
 
 def _study_of(directory: Path, name: str | None) -> tuple[str, list]:

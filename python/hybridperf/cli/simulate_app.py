@@ -1,5 +1,5 @@
 """`hybridperf simulate SPEC --cluster NAME` for a `kernel: app` study: its traced runs replayed on the cluster
-and on an ideal network, shown beside what was measured, stored and reported (docs/simulation.md#your-program)."""
+and on an ideal network, shown beside what was measured, stored and reported (docs/simulation.md#your-own-program-replayed)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from hybridperf.files import strict_json
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import machine, quiet
 from hybridperf.report import html as reporting, terminal, verdicts_json
+from hybridperf.simulate import app_study
 from hybridperf.store import export as exports, thicket as thickets
 from hybridperf.store.db import Campaign, Store, StoreError
 from hybridperf.study import spec
@@ -167,8 +168,14 @@ def default_study(store: Store, names: list[str]) -> str:
     """The study a results directory stands for: its latest measured one. A simulated study stored beside it
     (`hybridperf simulate SPEC`, study NAME-on-CLUSTER) is read only when named (--study), unless it is all there
     is."""
-    measured = [n for n in names if spec.from_dict(store.campaign(n).spec).backend != "simgrid"]
+    measured = [n for n in names if not simulated_campaign(store.campaign(n))]
     return (measured or names)[-1]
+
+
+def simulated_campaign(campaign: Campaign) -> bool:
+    """Whether a stored campaign is SimGrid's: planned replays (backend simgrid) or an app's traces replayed on a
+    cluster (simulate.app_study, which notes the cluster in its machine)."""
+    return spec.from_dict(campaign.spec).backend == "simgrid" or app_study.REPLAYED_ON in campaign.machine
 
 
 def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
@@ -197,16 +204,20 @@ def _report(directory: Path, name: str | None, out: Path | None = None, campaign
                  "machine": c.machine}
         print(strict_json(verdicts_json.document(found.study.name, about, sections, found.every)))
         return None
-    simulated = found.study.backend == "simgrid"
-    if simulated:  # said first, so that no one reads a replay for a measurement
+    simulated = simulated_campaign(found.campaign)
+    on = found.campaign.machine.get(app_study.REPLAYED_ON) or found.study.simgrid.get("cluster")
+    if found.study.backend == "simgrid":  # said first, so that no one reads a replay for a measurement
         console.print(f"study {found.study.name}: simulated on {found.study.simgrid.get('cluster')} with SimGrid "
                       "(exact replays under the cluster description's figures)", highlight=False)
+    elif simulated:
+        console.print(f"study {found.study.name}: its runs' traces replayed on {on} with SimGrid (each run's "
+                      "measured compute kept)", highlight=False)
     terminal.print_study(console, sections, found.runs, section, f"hybridperf report {directory}")
     notes = disturbed.summary(found.every)
     for line in notes:
         console.print(f"[yellow]disturbed:[/yellow] {escape(line)}", highlight=False)
     # a simulated study's page beside the measured one's, not over it
-    out = out or directory / ("report.html" if not simulated else f"report-{found.study.simgrid.get('cluster')}.html")
+    out = out or directory / ("report.html" if not simulated else f"report-{on}.html")
     reporting.write_html(out, reporting.render_html(found.study.name, found.study.as_dict(), sections, found.runs,
                                                     found.describe(), found.campaign.machine, notes))
     console.print(f"report: {out}")

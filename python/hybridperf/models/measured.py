@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from hybridperf.analysis.sections import Section, Verdict
 from hybridperf.models.calibrate import problem, spread, Spread
 from hybridperf.models.split import Split
@@ -26,16 +28,34 @@ def _same_problem(profile: dict[str, Any], serial: dict[str, Any]) -> bool:
     return profile["kernel"] == serial["kernel"] and problem(profile["params"]) == problem(serial["params"])
 
 
+def _runs_at(profiles: list[dict[str, Any]], serial: dict[str, Any], s: Split) -> list[dict[str, Any]]:
+    """The measured (not simulated) runs of the serial run's problem at the split's shape."""
+    return [p for p in profiles if "simulated" not in p and _same_problem(p, serial)
+            and (p["run"]["nodes"], p["run"]["ranks_per_node"], p["run"]["threads_per_rank"]) == shape(s)]
+
+
+def _loop_time(profile: dict[str, Any]) -> float:
+    return next(f["value"] for f in profile["figures_of_merit"] if f["name"] == "loop_time")
+
+
 def runs_of(profiles: list[dict[str, Any]], serial: dict[str, Any], splits: list[Split]) -> dict[Split, Spread]:
-    """Per split, the loop times of every measured (not simulated) run of the serial run's problem at its shape."""
-    out = {}
-    for s in splits:
-        times = [next(f["value"] for f in p["figures_of_merit"] if f["name"] == "loop_time") for p in profiles
-                 if "simulated" not in p and _same_problem(p, serial)
-                 and (p["run"]["nodes"], p["run"]["ranks_per_node"], p["run"]["threads_per_rank"]) == shape(s)]
-        if times:
-            out[s] = spread(times)
-    return out
+    """Per split, the loop times of every measured run of the serial run's problem at its shape."""
+    found = {s: [_loop_time(p) for p in _runs_at(profiles, serial, s)] for s in splits}
+    return {s: spread(times) for s, times in found.items() if times}
+
+
+def comm_parts(profiles: list[dict[str, Any]], serial: dict[str, Any], s: Split) -> dict[str, float] | None:
+    """The split's runs' median seconds (rank average) in point-to-point and in collective MPI calls, and the rest
+    of the median loop time as compute (threading overhead and waiting included: a profile does not split them);
+    None where its runs' profiles do not record both classes."""
+    runs = _runs_at(profiles, serial, s)
+    p2p = [p["comm"]["p2p"]["time"]["avg"] for p in runs if "p2p" in p.get("comm", {})]
+    coll = [p["comm"]["collective"]["time"]["avg"] for p in runs if "collective" in p.get("comm", {})]
+    if not runs or len(p2p) < len(runs) or len(coll) < len(runs):
+        return None
+    p2p_s, coll_s = float(np.median(p2p)), float(np.median(coll))
+    return {"compute": float(np.median([_loop_time(p) for p in runs])) - p2p_s - coll_s, "point-to-point": p2p_s,
+            "collectives": coll_s}
 
 
 @dataclass(frozen=True)

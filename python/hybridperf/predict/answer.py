@@ -168,6 +168,7 @@ class Recommendation:
     notes: tuple[str, ...] = ()
     measured: Answer | None = None  # at one node: the runs a calibration holds of the same problem and splits
     measured_note: str = ""  # the race between them, and whose answer stands
+    disagreement: str = ""  # where the race decided otherwise than predicted: said first, with the part that differs
 
     @property
     def crossovers(self) -> list[tuple[int, Split, Split]]:

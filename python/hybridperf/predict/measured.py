@@ -85,11 +85,12 @@ class MeasuredPredictor:
 
     def inputs(self) -> tuple[Input, ...]:
         runs = len({r["run_key"] for p in self.section.points for r in p.runs})  # one run may be two points' (1 core)
-        simulated = any(v.simulated for v in self.section.verdicts)
+        source = ("simulated: SimGrid's replays, exact under their inputs"
+                  if any(v.simulated for v in self.section.verdicts) else
+                  "simulated: the measured runs' traces replayed with SimGrid" if self.method == "simulation"
+                  else "measured")
         return (Input("the runs", f"{runs} counted runs of study {self.study} ({self.section.title()}; warm-ups "
-                                  "and failed runs not counted)",
-                      "simulated: SimGrid's replays, exact under their inputs" if simulated else "measured", False,
-                      movable=False),)
+                                  "and failed runs not counted)", source, False, movable=False),)
 
     def answer(self, nodes: int) -> Answer:
         return answer_of(self.section, self._verdicts()[nodes])
@@ -114,8 +115,10 @@ def beside(profiles: list[dict], studies: list[tuple[str, list[Section]]], seria
     answer = None
     lines = []
     if runs:
+        unknown = dict.fromkeys((*PARTS, IDLE))
         predictions = [Prediction(s, r.median, r.median * (1 - r.noise), r.median * (1 + r.noise),
-                                  dict.fromkeys((*PARTS, IDLE)), r.runs) for s, r in runs.items()]
+                                  {**unknown, **(calibration.comm_parts(profiles, serial, s) or {})}, r.runs)
+                       for s, r in runs.items()]
         winner = decided.winner if decided else None
         predictions.sort(key=lambda p: (calibration.shape(p.split) != winner, p.seconds))
         if decided:

@@ -13,6 +13,7 @@ from hybridperf.analysis.sections import Section
 from hybridperf.models import calibrate, measured as beside_runs, presets, split
 from hybridperf.predict import measured, sensitivity
 from hybridperf.predict.answer import Recommendation, Unanswerable
+from hybridperf.predict.disagreement import disagreement
 from hybridperf.predict.model import ModelPredictor
 from hybridperf.predict.sensitivity import Predictor
 from hybridperf.predict.simulated import simulation_of, SimulatedPredictor
@@ -182,8 +183,12 @@ def simulated(q: Question, cal: Calibration, progress: Callable[[str], None]) ->
     return Posed(SimulatedPredictor(sim, progress), counts, spec.name, about, tuple(warnings), same)
 
 
-def measured_study(study: str, sections: list[Section], size: int | None) -> Posed:
-    """A stored study's races on one of its problems: the one --size names, or its only one."""
+def measured_study(study: str, sections: list[Section], size: int | None, cluster: str = "this",
+                   replayed_on: str | None = None) -> Posed:
+    """A stored study's races on one of its problems: the one --size names, or its only one. Asked for another
+    cluster, the answer is still the measured machine's, and a warning says so and what predicts for that one.
+    `replayed_on`: the study is an app's traced runs replayed on that cluster (simulate.app_study), raced as its
+    runs were: the simulation's answer for the user's own program."""
     def sized(section: Section) -> int | None:
         return section.params.get("size", section.params.get("n"))
 
@@ -196,10 +201,20 @@ def measured_study(study: str, sections: list[Section], size: int | None) -> Pos
                            "choose one with --size")
     if not chosen or not chosen[0].verdicts:
         raise Unanswerable(f"study {study} holds no race to answer from")
+    if replayed_on:
+        predictor = measured.MeasuredPredictor(study, chosen[0], "simulation")
+        return Posed(predictor, predictor.node_counts, replayed_on,
+                     f"study {study}, {chosen[0].title()}: every run's traces replayed on {replayed_on} with SimGrid "
+                     "(each run's measured compute kept, cores as measured), raced by the study's rule (confidence "
+                     f"{chosen[0].rule.confidence:g}, tie within ±{100 * chosen[0].rule.tie_within:g}%)")
     predictor = measured.MeasuredPredictor(study, chosen[0])
+    elsewhere = () if cluster == "this" else (
+        f"--cluster {cluster}: this answer is the machine study {study} ran on, not {cluster}; --by model or --by "
+        f"simulation --cluster {cluster} predicts for {cluster} from these runs (docs/models.md)",)
     return Posed(predictor, predictor.node_counts, f"the machine study {study} ran on",
                  f"study {study}, {chosen[0].title()}: every split as its runs measured it, raced by the study's "
-                 f"rule (confidence {chosen[0].rule.confidence:g}, tie within ±{100 * chosen[0].rule.tie_within:g}%)")
+                 f"rule (confidence {chosen[0].rule.confidence:g}, tie within ±{100 * chosen[0].rule.tie_within:g}%)",
+                 elsewhere)
 
 
 def recommendation(q: Question, posed: Posed, cal: Calibration = NONE,
@@ -213,8 +228,9 @@ def recommendation(q: Question, posed: Posed, cal: Calibration = NONE,
     if posed.same_question and answers[0].nodes == 1:
         measured_answer, note = measured.beside(cal.profiles, cal.studies, cal.serial(q.kernel),
                                                 [pr.split for pr in answers[0].predictions], answers[0].winner)
+    differs = disagreement(p.method, answers[0], measured_answer) if measured_answer else ""
     return Recommendation(p.method, posed.cluster, workload_of(q, posed), posed.about, p.inputs(), tuple(answers),
-                          moves, sensitivity.limit(p), posed.warnings, measured_answer, note)
+                          moves, sensitivity.limit(p), posed.warnings, measured_answer, note, differs)
 
 
 def workload_of(q: Question, posed: Posed) -> str:

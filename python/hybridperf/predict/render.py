@@ -25,34 +25,42 @@ def _cell(p: Prediction) -> str:
     return shown + (f" ({p.runs})" if p.runs else "")
 
 
-def _verdict(a: Answer) -> str:
-    odds = f", {100 * a.confidence:.0f}% of draws" if a.confidence is not None else ""
-    return a.verdict + odds
-
-
 def _columns(rec: Recommendation) -> list[tuple[int, int]]:
     """The splits' columns, (ranks per node, threads), those left out included, most ranks first."""
-    answers = (*rec.answers, *([rec.measured] if rec.measured else []))
-    return sorted({(s.ranks_per_node, s.threads) for a in answers
+    return sorted({(s.ranks_per_node, s.threads) for _, a in _answers(rec)
                    for s in (*(p.split for p in a.predictions), *(s for s, _ in a.left_out))}, key=lambda s: -s[0])
 
 
-def _row(label: str, a: Answer, columns: list[tuple[int, int]]) -> list[str]:
-    by_shape = {(p.split.ranks_per_node, p.split.threads): p for p in a.predictions}
-    left = {(s.ranks_per_node, s.threads) for s, _ in a.left_out}
-    cells = [_cell(by_shape[c]) if c in by_shape else "left out" if c in left else "–" for c in columns]
-    return [label, *cells, name(a.winner), a.lead_text(), _verdict(a)]
+def _answers(rec: Recommendation) -> list[tuple[str, Answer]]:
+    """Each answer with its row's label: the node count, and '1, measured' for a calibration's runs beside."""
+    return [(str(a.nodes), a) for a in rec.answers] + ([("1, measured", rec.measured)] if rec.measured else [])
+
+
+def verdicts_table(rec: Recommendation) -> Table:
+    """The answer per node count, narrow enough for 80 columns: the winner, the runner-up, its lead with the
+    interval, the verdict (and, for the model, the share of Monte Carlo draws the winner wins)."""
+    draws = any(a.confidence is not None for _, a in _answers(rec))
+    headers = ["nodes", "use", "runner-up", "its lead, interval", "verdict", *(["draws"] * draws)]
+    rows = [[label, name(a.winner), name(a.runner_up) if a.runner_up else "–", a.lead_text(), a.verdict,
+             *([f"{100 * a.confidence:.0f}%" if a.confidence is not None else "–"] * draws)]
+            for label, a in _answers(rec)]
+    title = (f"{rec.workload} ({HOW[rec.method]}): the split to use, the runner-up's lead over the fastest with its "
+             "interval, and the verdict (docs/study-spec.md): tie when the whole interval lies inside ±"
+             f"{100 * rec.answers[0].contest.tie_within:g}%, wins when it lies above zero, else undecided")
+    return title, headers, rows
 
 
 def predictions_table(rec: Recommendation) -> Table:
     columns = _columns(rec)
-    headers = ["nodes", *(f"{r}r×{t}t" for r, t in columns), "winner", "runner-up's lead", "verdict"]
-    rows = [_row(str(a.nodes), a, columns) for a in rec.answers]
-    if rec.measured:
-        rows.append(_row("1, measured", rec.measured, columns))
-    title = (f"{rec.workload}: seconds per split ({HOW[rec.method]}), ± the interval each is good to; the winner, "
-             "the runner-up's lead with its interval, and the verdict (docs/study-spec.md): a tie when the whole "
-             "interval lies inside the tie band, wins when it lies above zero, else undecided")
+    headers = ["nodes", *(f"{r}r×{t}t" for r, t in columns)]
+    rows = []
+    for label, a in _answers(rec):
+        by_shape = {(p.split.ranks_per_node, p.split.threads): p for p in a.predictions}
+        left = {(s.ranks_per_node, s.threads) for s, _ in a.left_out}
+        rows.append([label, *(_cell(by_shape[c]) if c in by_shape else "left out" if c in left else "–"
+                              for c in columns)])
+    title = (f"seconds per split ({HOW[rec.method]}), ± the interval each is good to"
+             + (", (n): the runs it rests on" if any(p.runs for _, a in _answers(rec) for p in a.predictions) else ""))
     return title, headers, rows
 
 
@@ -103,8 +111,7 @@ def lines(rec: Recommendation) -> list[str]:
             out.append(f"{a.nodes} node{'s' if a.nodes > 1 else ''}: {a.note}")
     for n, before, after in rec.crossovers:
         out.append(f"the winner changes at {n} nodes: {name(before)} -> {name(after)}")
-    answers = (*rec.answers, *([rec.measured] if rec.measured else []))
-    if any(not (math.isfinite(p.low) and math.isfinite(p.high)) for a in answers for p in a.predictions):
+    if any(not (math.isfinite(p.low) and math.isfinite(p.high)) for _, a in _answers(rec) for p in a.predictions):
         out.append("±?: too few runs to bound that median's interval")
     return out + list(rec.notes) + rec.measured_note.splitlines()
 
@@ -142,14 +149,17 @@ def as_json(rec: Recommendation) -> dict[str, Any]:
                                                                   "text": m.text()} for n, m in per.items()}}
                                   for i, per in rec.sensitivity.items()]},
         "measured": _answer_json(rec.measured) if rec.measured else None,
+        "disagreement": rec.disagreement or None,
         "notes": lines(rec),
     }
 
 
 def html_page(rec: Recommendation) -> str:
     """A self-contained page: the tables and the lines."""
-    body = "".join(html_table(t) for t in (predictions_table(rec), parts_table(rec), sensitivity_table(rec)))
+    tables = (verdicts_table(rec), predictions_table(rec), parts_table(rec), sensitivity_table(rec))
+    body = "".join(html_table(t) for t in tables)
     notes = "".join(f"<li>{html.escape(line)}</li>" for line in lines(rec))
     title = html.escape(f"{rec.cluster}: which split — {rec.workload}")
+    differs = f"<p><strong>{html.escape(rec.disagreement)}</strong></p>" if rec.disagreement else ""
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{STYLE}</style></head>"
-            f"<body><h1>{title}</h1><p>{html.escape(rec.about)}</p>{body}<ul>{notes}</ul></body></html>")
+            f"<body><h1>{title}</h1>{differs}<p>{html.escape(rec.about)}</p>{body}<ul>{notes}</ul></body></html>")

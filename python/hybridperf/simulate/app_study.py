@@ -22,6 +22,7 @@ from hybridperf.store.db import RunRecord, Store
 from hybridperf.study.spec import Study
 
 BACKEND = "replay"  # the stored runs' backend: traces replayed, not planned (the simgrid backend's)
+REPLAYED_ON = "replayed_on"  # the replayed campaign's machine: the cluster's key, in place of a machine's facts
 
 
 class NothingToReplay(ValueError):
@@ -63,7 +64,7 @@ def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: 
         name = f"{study.name}-on-{spec.key}"
         as_run = replace(study, name=name).as_dict()
         store.save_study(name, study.kernel, as_run, f"replayed from {study.name}", _now())
-        campaign = store.start_campaign(name, as_run, 0, {"replayed_on": spec.key}, _now())
+        campaign = store.start_campaign(name, as_run, 0, {REPLAYED_ON: spec.key}, _now())
         out = Replays(name, campaign.number, skipped=skipped)
         simgrid = simgrid_version()
         for k, (run, files) in enumerate(traced, 1):

@@ -1,6 +1,6 @@
 # The two commands of the README: `make demo` (the main job) and `make test` (every test).
 # Both install what is missing first (scripts/bootstrap.sh), so they work on a fresh machine.
-.PHONY: demo test build bootstrap bench figures clean
+.PHONY: demo test check build bootstrap bench figures clean
 
 VENV := .venv/bin
 
@@ -15,6 +15,12 @@ test:
 	scripts/bootstrap.sh --test
 	ctest --test-dir build --output-on-failure
 	$(VENV)/pytest -q -n $$(( $$(nproc) + 1 )) --dist loadgroup
+
+# the unit tier alone (pure Python, no process started: tests/conftest.py fails one that starts any): under a minute,
+# for a change to a formula, a table or a model; `make test` runs it too, with the kernel and external tiers
+check:
+	scripts/bootstrap.sh
+	$(VENV)/pytest -q -m unit -n $$(( $$(nproc) + 1 )) --dist loadgroup
 
 bootstrap:
 	scripts/bootstrap.sh

@@ -31,11 +31,10 @@ from typing import Any, Iterable
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "python"))
+from hybridperf.analysis.verdicts import Band, Judgement, judge_samples, judge_value
+from hybridperf.files import write_atomic
 
-from hybridperf.analysis.verdicts import Band, Judgement, judge_samples, judge_value  # noqa: E402
-from hybridperf.files import write_atomic  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 RUNS = Path(os.environ.get("HYBRIDPERF_BENCH_RUNS") or REPO / "bench" / "runs")  # another folder: smoke runs
 REFERENCES = REPO / "bench" / "references.yaml"

@@ -175,9 +175,9 @@ def check_serial_range() -> str:
 def calibrated() -> Recommendation:
     """`hybridperf recommend --calibration DIR` on the 16-core node's calibration, priced for that node's 16 cores
     (the calibration's widest run's)."""
-    from hybridperf.cli.recommend import _calibration
+    from hybridperf.predict.holdings import calibration_of
 
-    cal = _calibration(unpacked("compare-calibration-16core.tgz") / "cal")
+    cal = calibration_of(unpacked("compare-calibration-16core.tgz") / "cal")
     q = Question(cluster="this", size=None)
     return recommendation(q, modelled(q, cal), cal)
 

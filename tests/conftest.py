@@ -7,6 +7,7 @@ the shipped JSON Schema, so every kernel output in the suite is schema-checked.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import json
 import os
@@ -146,3 +147,60 @@ def stored_fixture(name: str, results: Path) -> Path:
 def tiny_study(tmp_path: Path) -> Path:
     """A results directory with the committed tiny-md study (md, 2,048 and 6,912 atoms, 1 and 2 cores, 3 repeats)."""
     return stored_fixture("tiny-md", tmp_path / "tiny-md")
+
+
+# ---------------------------------------------------------------- the tiers (pyproject.toml's markers)
+TIERS = ("unit", "kernel", "external")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test of no tier is a unit test; an external one is never also a kernel one in a tier's count."""
+    for item in items:
+        marked = [t for t in TIERS if item.get_closest_marker(t)]
+        if not marked:
+            item.add_marker(pytest.mark.unit)
+        elif len(marked) > 1:
+            raise pytest.UsageError(f"{item.nodeid}: marked {' and '.join(marked)}; a test has one tier")
+
+
+class StartedAProcess(AssertionError):
+    """A unit test started a process: it belongs to the kernel tier (our binaries, our commands) or the external
+    one (another project's program)."""
+
+
+def _refusing(item: pytest.Item) -> Callable[..., None]:
+    def refuse(self, args, *rest, **kwargs):
+        raise StartedAProcess(f"{item.nodeid} is a unit test and started {args!r}: mark it @pytest.mark.kernel (or "
+                              "external: LAMMPS, GROMACS, Slurm, NPB, Extra-P)")
+    return refuse
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    """The unit tier's promise, kept: any process a unit test starts — in its fixtures too, a module's made for it
+    included (subprocess, and so mpirun, smpirun, a kernel or `python -m hybridperf`) — fails it, naming the tier
+    it belongs to. What a kernel test asked a binary before (kernels' caches) must not hide that this one asks."""
+    with _no_process_if_unit(item):
+        if item.get_closest_marker("unit"):
+            for cached in (kernels.options, kernels.build_info, kernels.launcher_for, kernels.check_decomposition):
+                cached.cache_clear()
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    with _no_process_if_unit(item):
+        yield
+
+
+@contextlib.contextmanager
+def _no_process_if_unit(item: pytest.Item):
+    if item.get_closest_marker("unit") is None:
+        yield
+        return
+    original = subprocess.Popen.__init__
+    subprocess.Popen.__init__ = _refusing(item)
+    try:
+        yield
+    finally:
+        subprocess.Popen.__init__ = original

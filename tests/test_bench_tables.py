@@ -85,12 +85,14 @@ def test_references_declare_every_bench_and_systems_may_override(tmp_path):
     assert common.references("md_vs_lammps", custom, ("AMD EPYC", "vm"))["figures"]["instrumentation"].high == 1.02
 
 
+@pytest.mark.kernel
 def test_a_bench_without_its_peer_skips_with_a_message():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--repeats", "1"],
                          env={"PATH": "/usr/bin:/bin", "CLOMP_REF": ""}, capture_output=True, text=True)
     assert out.returncode == 0 and "CLOMP 1.2 (CLOMP_REF) not available: skipped" in out.stdout
 
 
+@pytest.mark.kernel
 def test_arraybench_says_which_epcc_programs_are_missing(tmp_path):
     """EPCC compiles one arraybench per array size: absent variable, or a folder without the sizes asked for, is a
     skip that names what to build; a size EPCC does not build is a usage error."""
@@ -113,12 +115,14 @@ def test_epcc_overhead_lines_name_the_construct_and_size_as_ours():
     assert ompbench_vs_epcc.overheads(text) == {"COPYIN_729": 1.857, "PARALLEL": 0.61}
 
 
+@pytest.mark.kernel
 def test_the_chain_bench_without_imb_skips_with_a_message():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "mixbench_chain_vs_imb.py"), "--repeats", "1"],
                          env={"PATH": "/usr/bin:/bin", "HYBRIDPERF_IMB": ""}, capture_output=True, text=True)
     assert out.returncode == 0 and "IMB-MPI1 (HYBRIDPERF_IMB) not available: skipped" in out.stdout
 
 
+@pytest.mark.kernel
 def test_series_options_go_together():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "clomp_vs_clomp12.py"), "--series", "x"],
                          capture_output=True, text=True)

@@ -83,6 +83,7 @@ def test_a_run_whose_shape_is_not_the_one_the_program_reports_fails():
         "check reported_processes failed: the program reports 2, the run's shape gives 1"
 
 
+@pytest.mark.kernel
 def test_the_study_stores_an_unsuccessful_verification_as_a_failed_run_with_its_reason(tmp_path):
     """Through a study (no NPB needed): a program that prints the UNSUCCESSFUL summary, on 2 ranks."""
     results = tmp_path / "res"
@@ -98,6 +99,7 @@ def test_the_study_stores_an_unsuccessful_verification_as_a_failed_run_with_its_
                              f"(in {results / 'outputs' / run['run_key']}.out)")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("npb, message", [
     (None, "program not found: $HYBRIDPERF_NPB_MZ/bt-mz.S.1 needs $HYBRIDPERF_NPB_MZ, which is not set: set it to "
            "the folder that holds the program"),
@@ -111,6 +113,7 @@ def test_without_npb_the_study_stops_in_one_line_before_anything_runs(tmp_path, 
     assert not (tmp_path / "res").exists()
 
 
+@pytest.mark.kernel
 def test_every_program_a_study_would_start_is_found_before_anything_runs(tmp_path):
     """A program per rank count, as NPB-MZ's: the 1-rank one exists, the 2-rank one does not."""
     (tmp_path / "bin").mkdir()

@@ -17,6 +17,7 @@ def cli(*args, cwd=None):
     return subprocess.run([*HYBRIDPERF, *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.kernel
 def test_info_json_describes_machine_and_kernel(md_binary):
     out = cli("info", "--json")
     assert out.returncode == 0, out.stderr
@@ -25,6 +26,7 @@ def test_info_json_describes_machine_and_kernel(md_binary):
     assert "Open MPI" in info["kernels"]["md"]["build"]["mpi_library"] or "MPICH" in info["kernels"]["md"]["build"]["mpi_library"]
 
 
+@pytest.mark.kernel
 def test_run_dry_run_prints_the_launch_line(md_binary, tmp_path):
     out = cli("run", "md", "--ranks", 1, "--threads", 2, "--dry-run", "-s", 30, "--results", tmp_path)
     assert out.returncode == 0, out.stderr
@@ -33,6 +35,7 @@ def test_run_dry_run_prints_the_launch_line(md_binary, tmp_path):
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("args,message", [
     (["-s", 30, "--bogus-flag"], "hybridperf-md would refuse this run: unknown option '--bogus-flag'"),
     (["-s", "many"], "hybridperf-md would refuse this run: --size needs an integer, got 'many'"),
@@ -43,6 +46,7 @@ def test_a_dry_run_prints_no_line_the_kernel_would_refuse(md_binary, tmp_path, a
     assert out.returncode == 2 and message in out.stderr.replace("\n", "") and out.stdout == ""
 
 
+@pytest.mark.external
 def test_info_says_when_slurm_has_no_controller(tmp_path):
     """srun answers even --version only with a configuration; without one, info says so in its own words."""
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
@@ -56,6 +60,7 @@ def test_info_says_when_slurm_has_no_controller(tmp_path):
         assert slurm == "not found"
 
 
+@pytest.mark.kernel
 def test_run_keeps_the_profile_and_shows_the_summary(md_binary, tmp_path):
     out = cli("run", "md", "--ranks", 2, "--threads", 1, "-s", 6, "--steps", 20, "--results", tmp_path)
     assert out.returncode == 0, out.stderr
@@ -65,6 +70,7 @@ def test_run_keeps_the_profile_and_shows_the_summary(md_binary, tmp_path):
     assert str(profiles[0]) in out.stdout.replace("\n", "")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -81,6 +87,7 @@ def test_user_errors_are_one_line(args, message, tmp_path):
     assert message in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.kernel
 def test_failed_run_reports_the_kernel_error_and_keeps_nothing(md_binary, tmp_path):
     out = cli("run", "md", "--ranks", 2, "-s", 2, "--results", tmp_path)
     assert out.returncode == 2
@@ -88,6 +95,7 @@ def test_failed_run_reports_the_kernel_error_and_keeps_nothing(md_binary, tmp_pa
     assert not list(Path(tmp_path).rglob("*.json"))
 
 
+@pytest.mark.kernel
 def test_compare_runs_each_split(md_binary, tmp_path):
     """compare is a study without a file: its runs are stored as a study's (a warm-up first, then the blocks), and
     `report` reads them."""
@@ -107,12 +115,14 @@ def test_compare_runs_each_split(md_binary, tmp_path):
     assert json.loads(report.stdout)["study"] == "compare-md"
 
 
+@pytest.mark.kernel
 def test_compare_takes_the_study_rule_and_refuses_what_the_kernel_does_not_take(tmp_path):
     out = cli("compare", "md", "--splits", "2x1", "--sise", 6, "--results", tmp_path)
     assert out.returncode == 2 and "md has no option '--sise' (did you mean 'size'?)" in out.stderr
     assert not (tmp_path / "results.db").exists()
 
 
+@pytest.mark.kernel
 def test_compare_says_when_the_splits_solve_different_problems(tmp_path):
     out = cli("compare", "spmv", "--splits", "1x1,2x1", "--n", 8, "--results", tmp_path, "--max-blocks", 1)
     assert out.returncode == 0, out.stderr

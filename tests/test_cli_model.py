@@ -19,6 +19,7 @@ def cli(*args):
                           env={**os.environ, "COLUMNS": "200"})
 
 
+@pytest.mark.kernel
 def test_evaluate_leads_with_held_out_and_says_what_the_data_cannot_carry(tiny_study):
     """Two core counts: held out, too few points remain to fit; in-sample, the fit is exact (no error, no band) and
     the outlook stays at the measured core counts."""
@@ -41,6 +42,7 @@ def test_evaluate_leads_with_held_out_and_says_what_the_data_cannot_carry(tiny_s
     assert cli("model", "pmnf", tiny_study, "--metric", "nosuch").returncode != 0
 
 
+@pytest.mark.kernel
 def test_evaluate_without_a_study_fails_cleanly(tmp_path):
     out = cli("model", "evaluate", tmp_path)
     assert out.returncode != 0 and "has no results.db" in out.stderr
@@ -66,6 +68,7 @@ def inputs_of(answer_doc):
     return {i["name"]: i for i in answer_doc["inputs"]}
 
 
+@pytest.mark.kernel
 def test_recommend_on_merlin_from_the_thesis_inputs():
     """No knob is set: the work rate, threading losses and fork/join come from the thesis's tables, and pure MPI wins
     at every node count, the thesis's Infiniband finding, decided by its interval; every input's distance to another
@@ -87,6 +90,7 @@ def test_recommend_on_merlin_from_the_thesis_inputs():
     assert old.stdout == text.stdout and "is now `hybridperf recommend`" in old.stderr
 
 
+@pytest.mark.kernel
 def test_recommend_with_a_given_thread_loss_says_so():
     """An override is possible and is named as such; a large enough loss-free assumption changes the answer."""
     doc = recommended("--cluster", "merlin", "--nodes", "1,64", "--thread-loss", "0")
@@ -94,6 +98,7 @@ def test_recommend_with_a_given_thread_loss_says_so():
     assert winners(doc)[64] != "8r×1t"  # threads that lose nothing win at 64 nodes
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("args,message", [
     (["--cluster", "nosuch"], "unknown cluster 'nosuch'"),
     (["--nodes", "1,x"], "--nodes must be comma-separated integers"),
@@ -127,6 +132,7 @@ def calibration_dir(tmp_path_factory, md_binary):
     return d
 
 
+@pytest.mark.kernel
 def test_recommend_on_this_machine_uses_the_calibration_and_the_serial_run(calibration_dir):
     doc = recommended("--calibration", calibration_dir)
     assert "mixbench ping-pong: alpha" in doc["about"] and "ompbench PARALLEL FOR at 2 threads" in doc["about"]
@@ -138,6 +144,7 @@ def test_recommend_on_this_machine_uses_the_calibration_and_the_serial_run(calib
     assert "measured: the serial run's loop time" in given["work (serial seconds)"]["source"]
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="copies at once need 2 cores")
 def test_copies_at_once_price_the_nodes_efficiency_and_stay_apart_from_the_serial_run(calibration_dir, tmp_path):
     """`hybridperf run --copies 2`: two profiles marked copy k of 2, each bound to a CPU of its own; in a
@@ -158,6 +165,7 @@ def test_copies_at_once_price_the_nodes_efficiency_and_stay_apart_from_the_seria
         assert refused.returncode != 0 and says in refused.stderr and not (tmp_path / "bad").exists()
 
 
+@pytest.mark.kernel
 def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_dir):
     serial = next(json.loads(p.read_text()) for p in (calibration_dir / "runs").glob("md-*.json"))
     base = calibrate.problem_from(serial)
@@ -167,6 +175,7 @@ def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_di
     assert bigger.parallel_loops == 15 * 50
 
 
+@pytest.mark.kernel
 def test_a_calibration_directory_without_profiles_is_refused(tmp_path):
     out = cli("recommend", "--calibration", tmp_path)
     assert out.returncode != 0 and "holds no profiles" in out.stderr
@@ -214,6 +223,7 @@ def add_blocks(results, blocks, hybrid=1.0, refused=False):
     return results
 
 
+@pytest.mark.kernel
 def test_noisy_calibration_runs_give_no_sure_answer_and_the_undecided_race_is_shown(tiny_study):
     """tiny-md's repeats: one of its three 1x2 runs was 40% slow. The latest runs alone gave 2r×1t by 44%, winning
     every draw; the medians, their spread and the race that could not decide show no sure winner."""
@@ -238,6 +248,7 @@ def test_noisy_calibration_runs_give_no_sure_answer_and_the_undecided_race_is_sh
     assert doc["disagreement"] is None  # an undecided race contradicts nothing
 
 
+@pytest.mark.kernel
 def test_a_decided_race_overrules_the_prediction(tiny_study):
     """Twelve more blocks in which 1 rank x 2 threads is 20% faster: the race decides for it, and the answer is the
     measurement's, whatever the model predicted; --by measured gives the race's answer in the same shape."""
@@ -271,6 +282,7 @@ def predicted_parts(doc):
     return doc["answers"][0]["predictions"][0]["parts"]
 
 
+@pytest.mark.kernel
 def test_a_split_the_program_refused_is_left_out_and_says_why(tiny_study):
     """A stored 1x2 run that ran one busy thread: 1r×2t is never recommended, and the output names the run."""
     add_blocks(tiny_study, 0, refused=True)
@@ -286,6 +298,7 @@ def test_a_split_the_program_refused_is_left_out_and_says_why(tiny_study):
     assert "What would change the answer" in text.stdout
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_a_simulated_margin_below_the_calibration_runs_noise_says_so(tiny_study):
     """The replay is exact, its measured e_mt is not: tiny-md's 1x2 runs spread ±23%, and a margin below that between
@@ -306,6 +319,7 @@ def test_a_simulated_margin_below_the_calibration_runs_noise_says_so(tiny_study)
     assert answer["predictions"][0]["parts"]["idle"] is not None and predicted_parts(model)["idle"] is None
 
 
+@pytest.mark.kernel
 def test_a_preset_marks_what_it_borrows_from_another_machine_as_assumed():
     """Stella is priced with Merlin's work rate, threading losses and fork/join: each is marked assumed in the table
     of what would change the answer; on Merlin itself they are the thesis's own (published)."""
@@ -318,6 +332,7 @@ def test_a_preset_marks_what_it_borrows_from_another_machine_as_assumed():
     assert merlin["fork/join per threaded loop"]["source"] == "measured or published"
 
 
+@pytest.mark.kernel
 def test_a_calibration_priced_on_a_preset_is_borrowed_from_this_machine(tiny_study):
     doc = recommended("--cluster", "merlin", "--nodes", "1", "--calibration", tiny_study)
     given = inputs_of(doc)
@@ -326,6 +341,7 @@ def test_a_calibration_priced_on_a_preset_is_borrowed_from_this_machine(tiny_stu
     assert doc["measured"] is None  # this machine's runs do not answer for Merlin
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_explain_puts_the_closed_form_beside_the_replay_and_names_the_parts_that_differ():
     """Stella, one node, a small problem: the replay prices the thesis's master-only halo packing and the closed
@@ -345,6 +361,7 @@ def test_explain_puts_the_closed_form_beside_the_replay_and_names_the_parts_that
     assert refused.returncode == 2 and "not with --explain" in refused.stderr and refused.stderr.count("\n") == 1
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_simulated_on_stella_the_borrowed_costs_are_in_the_sensitivity():
     doc = recommended("--by", "simulation", "--cluster", "stella", "--nodes", "1", "--size", "16", "--steps", "10",

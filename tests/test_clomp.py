@@ -24,6 +24,8 @@ from hybridperf.launch.lines import Configuration
 from hybridperf.study import spec
 from hybridperf.study.expand import expand
 
+pytestmark = pytest.mark.kernel
+
 REPO = Path(__file__).resolve().parents[1]
 POSITIONAL = ["numThreads", "allocThreads", "numParts", "zonesPerPart", "zoneSize", "flopScale", "timeScale"]
 SMALL = [-1, -1, 8, 1250, 32, 1, 1]

@@ -69,12 +69,15 @@ def test_a_range_that_cannot_be_swept_is_refused(latency, message):
 def test_every_assumed_figure_of_the_seeds_machines_declares_its_range():
     """What is assumed is swept: no shipped figure marked assumed goes without a range and its source."""
     shipped = resources.path("clusters")
+    assert len(cluster.names(shipped)) >= 5
     for name in cluster.names(shipped):
+        assert cluster.load(name, shipped).figures()
         for label, figure in cluster.load(name, shipped).figures().items():
             assert (figure.range is not None) is figure.assumed, (name, label)
             assert bool(figure.range_source) is figure.assumed, (name, label)
 
 
+@pytest.mark.kernel
 def test_a_users_descriptions_come_first_and_say_where_they_are_from(tmp_path, monkeypatch):
     """$HYBRIDPERF_CLUSTERS's folders, then the user's folder, then the shipped presets: the first of a name wins."""
     mine, theirs = tmp_path / "mine", tmp_path / "xdg" / "hybridperf" / "clusters"
@@ -155,6 +158,7 @@ def test_platform_xml_has_the_described_cluster():
     assert 'topology="FAT_TREE" topo_parameters="1;2;1;1"' in cluster.platform_xml(fat)
 
 
+@pytest.mark.kernel
 def test_cli_lists_shows_and_writes_platforms(tmp_path):
     assert "merlin" in subprocess.run([*HYBRIDPERF, "cluster", "list"], capture_output=True, text=True).stdout
     shown = subprocess.run([*HYBRIDPERF, "cluster", "show", "stella"], capture_output=True, text=True)
@@ -196,6 +200,7 @@ int main(int argc, char **argv)
 EXACT = ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1", "--cfg=network/crosstraffic:0"]
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(not SMPI, reason="SimGrid's smpicc/smpirun missing: apt-get install libsimgrid-dev")
 def test_smpi_runs_on_the_platform_with_the_described_network(tmp_path):
     """A ping-pong under SMPI on generated platforms: a megabyte costs its bytes over the described bandwidth

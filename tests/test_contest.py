@@ -59,7 +59,7 @@ class Fixed:
     a sampled one's, without noise."""
 
     def __init__(self, times, backend):
-        self.times, self.name = times, backend
+        self.times, self.name, self.exact = times, backend, backend == "simgrid"  # replays, as simgrid's
 
     def launch_line(self, plan):
         return "fixed"
@@ -112,6 +112,7 @@ def _compare_word(tmp_path, times) -> str:
     return next(iter(outcome.races.values())).outcome
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("other, word", [(1.01, "tie"), (1.10, "wins"), (0.90, "wins")])
 def test_the_same_times_give_the_same_word_by_simulation_by_recommend_and_by_compare(tmp_path, monkeypatch,
                                                                                    md_binary, other, word):

@@ -14,6 +14,8 @@ import pytest
 from conftest import run_kernel_in
 from hybridperf.analysis import pop
 
+pytestmark = pytest.mark.kernel
+
 MD = ("-s", "6", "--steps", "100")
 NS = 1e-9  # task-clock counts nanoseconds
 

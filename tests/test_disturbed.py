@@ -52,7 +52,7 @@ class Scripted:
     """A backend whose runs take fixed times; the runs of block 2's first attempt were disturbed (others used 0.8
     of a core), so a study that reruns such blocks runs it again."""
 
-    name = "local"
+    name, exact = "local", False
 
     def __init__(self):
         self.plans = []
@@ -72,6 +72,7 @@ class Scripted:
                                         "disturbed": hit}))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("policy", ["rerun", "keep"])
 def test_a_disturbed_block_runs_again_and_every_run_is_kept(tmp_path, policy, md_binary):
     study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)).replace("rerun", policy), cores_per_node=2)
@@ -93,6 +94,7 @@ def test_a_disturbed_block_runs_again_and_every_run_is_kept(tmp_path, policy, md
                          "counted as they are (disturbed: keep, or out of reruns)"]
 
 
+@pytest.mark.kernel
 def test_a_block_runs_again_at_most_reruns_times(tmp_path, md_binary):
     class AlwaysHit(Scripted):
         def run(self, plans, done):
@@ -110,6 +112,7 @@ def test_a_block_runs_again_at_most_reruns_times(tmp_path, md_binary):
     assert len(block_one) == 2 * (RERUNS + 1) and sum(r["superseded"] for r in block_one) == 2 * RERUNS
 
 
+@pytest.mark.kernel
 def test_the_report_json_counts_blocks_run_again(tmp_path, md_binary):
     from hybridperf.report import verdicts_json
 
@@ -122,6 +125,7 @@ def test_the_report_json_counts_blocks_run_again(tmp_path, md_binary):
     json.loads(json.dumps(doc), parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("extra, message", [
     ("disturbed: often\n", "disturbed must be keep or rerun, got 'often'"),
     ("disturbed: rerun\nbackend: slurm\n", "disturbed: rerun needs the machine's own counters"),
@@ -132,6 +136,7 @@ def test_a_disturbed_policy_is_checked(tmp_path, extra, message, md_binary):
         specs.parse(text, cores_per_node=2)
 
 
+@pytest.mark.kernel
 def test_a_baselines_block_is_not_run_again(tmp_path, md_binary):
     """One candidate (pure MPI and hybrid-1 are one run on one core): no comparison for a disturbance to tilt."""
     study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)).replace("cores: [2]", "cores: [1]"), cores_per_node=2)

@@ -112,6 +112,7 @@ def user_data(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("xdg-data")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("block", SHELL, ids=lambda b: b.name)
 def test_documented_commands_run(block: Block, user_data: Path):
     if block.directive and block.directive[0] == "skip":

@@ -131,6 +131,7 @@ def test_missing_roles_are_named():
     assert "needs an mpi run (1 node(s), 2 ranks x 1 thread per node)" in row.missing["e_cache"]
 
 
+@pytest.mark.kernel
 def test_efficiency_command_on_a_stored_study(tiny_study):
     """On the committed study (pure MPI and hybrid-1 on 1 and 2 cores): e_mt and e_cache from the runs it pairs;
     on a study with pure MPI alone, a refusal that names the runs it lacks."""

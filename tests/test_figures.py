@@ -18,7 +18,8 @@ sys.path.insert(0, str(REPO / "bench"))
 import figures  # noqa: E402
 
 PAGES = {page.relative_to(REPO).as_posix(): page for page in figures.PAGES}
-CACHE: dict[tuple[str, str], str] = {}
+CACHE: dict[tuple[str, str], str] = {}  # figures several pages quote, made once per worker
+pytestmark = pytest.mark.xdist_group("figures")  # so one worker: the archives' reports are read once, not thrice
 
 
 def test_every_mark_has_a_generator_and_every_generator_a_mark():

@@ -48,6 +48,7 @@ def test_every_command_with_json_is_checked():
     assert commands_with_json() == set(CASES) | {"model recommend"}  # the old spelling of recommend
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_commands_json_is_strict(name, tiny_study, md_binary):
     args, needs = CASES[name]
@@ -58,6 +59,7 @@ def test_each_commands_json_is_strict(name, tiny_study, md_binary):
     assert strict(out.stdout)
 
 
+@pytest.mark.kernel
 def test_an_unbounded_interval_is_null_with_its_reason(tiny_study):
     """tiny-md's size-12 race ran 3 blocks: no interval of a median of 3 runs is bounded at 90%."""
     out = subprocess.run([*HYBRIDPERF, "recommend", "--by", "measured", "--results", str(tiny_study), "--size", "12",

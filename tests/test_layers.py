@@ -89,3 +89,84 @@ def test_the_architecture_page_shows_every_layer_with_its_imports_and_every_kern
     assert documented == ALLOWED
     folders = sorted(p.name for p in (REPO / "kernels").iterdir() if p.is_dir())
     assert len(folders) >= 8 and [f for f in folders if f"| `{f}/` |" not in page] == []
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The package's modules a module imports (anywhere in it but under `if TYPE_CHECKING`), as dotted names below
+    hybridperf: `from a import b` counts as a.b where a/b.py exists, else as a."""
+    found = set()
+    tree = ast.parse(path.read_text())
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for n in ast.walk(block)}  # for annotations only: no order of loading
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hybridperf"):
+            for a in node.names:
+                name = f"{node.module}.{a.name}"
+                found.add(name if (PACKAGE.parent / (name.replace(".", "/") + ".py")).exists() else node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("hybridperf.")}
+    return {n for n in found if n != "hybridperf"}
+
+
+def dotted(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each cycle found by a depth-first walk, as the modules on it."""
+    found, state = [], {}
+
+    def walk(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                found.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                walk(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for start in sorted(graph):
+        if start not in state:
+            walk(start, [start])
+    return found
+
+
+def test_no_module_imports_itself_around_a_cycle_inside_a_layer():
+    """Within a layer, modules import one another one way too (a cycle is an order nobody can read in)."""
+    graph = {dotted(p): imported_modules(p) for p in MODULES}
+    layer = lambda name: name.split(".")[1]  # noqa: E731
+    inside = {m: {n for n in deps if n in graph and n != m and layer(n) == layer(m)} for m, deps in graph.items()}
+    assert sum(map(len, inside.values())) > 50  # the walk sees the edges
+    assert cycles(inside) == []
+
+
+def test_the_cycle_check_sees_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_every_class_name_is_unique_across_the_package():
+    """Two classes of one name (four `Point`s once) make every import a question of which one."""
+    where: dict[str, list[str]] = {}
+    for path in MODULES:
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    assert len(where) > 100
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+BENCH = sorted((REPO / "bench").glob("*.py"))
+
+
+def test_bench_imports_the_installed_package_never_a_path_of_its_own():
+    """bench/ runs under the project's venv, where the package is installed: no sys.path.insert; and it reaches the
+    CLI only as a user does, by a command (cli.app, which typer's runner runs in-process), never for a helper."""
+    assert len(BENCH) > 20
+    assert [p.name for p in BENCH if "sys.path.insert" in p.read_text()] == []
+    reaching = {p.name: sorted(n for n in imported_modules(p) if n.startswith("hybridperf.cli")
+                               and n != "hybridperf.cli.app") for p in BENCH}
+    assert {name: mods for name, mods in reaching.items() if mods} == {}

@@ -15,6 +15,7 @@ from hybridperf.launch.machine import local_machine, parse_topology
 LSTOPO = shutil.which("lstopo-no-graphics") or shutil.which("lstopo")
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(LSTOPO is None, reason="hwloc's lstopo not installed")
 def test_synthetic_dual_socket_machine():
     synthetic = "package:2 l3:1 l2:4 l1:1 core:1 pu:2"
@@ -27,6 +28,7 @@ def test_synthetic_dual_socket_machine():
     assert levels[2].count == 8 and levels[2].cores_sharing == 1
 
 
+@pytest.mark.kernel
 def test_local_machine_counts_what_linux_counts():
     """hwloc's count against Linux's own: every hardware thread the OS lists, and one core per distinct (package,
     core id) pair of /proc/cpuinfo."""
@@ -56,6 +58,7 @@ def test_mpich_launcher_shows_mpich_version():
     assert version_line("") == "unknown"
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(launcher_for("mpich") is None, reason="no MPICH launcher installed")
 def test_info_names_the_installed_mpich_version():
     assert re.search(r": MPICH \d+\.\d+", launcher_version("mpich")), launcher_version("mpich")

@@ -4,6 +4,8 @@ import pytest
 
 from conftest import relative
 
+pytestmark = pytest.mark.kernel
+
 GOOD_HEADER = """LAMMPS data file
 
 2 atoms

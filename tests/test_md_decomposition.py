@@ -4,6 +4,8 @@ import pytest
 
 from conftest import relative
 
+pytestmark = pytest.mark.kernel
+
 ARGS = ["-s", "8", "--steps", "200", "--thermo", "100"]  # 2048 atoms; 4 ranks fit along one axis
 SPLITS = [
     (2, 1, None),

@@ -9,6 +9,8 @@ from conftest import relative
 
 from pathlib import Path
 
+pytestmark = pytest.mark.kernel
+
 GOLDEN = Path(__file__).parent / "golden"
 
 

@@ -12,6 +12,8 @@ import math
 
 import pytest
 
+pytestmark = pytest.mark.kernel
+
 BASIS = [(0, 0, 0), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5)]
 DENSITY, CUT = 0.8442, 2.8  # cutoff 2.5 + skin 0.3
 

@@ -11,7 +11,8 @@ from conftest import lammps_run, relative
 from golden.make_golden import thermo
 
 LMP = shutil.which("lmp") or shutil.which("lmp_serial") or shutil.which("lmp_mpi")
-pytestmark = pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
+pytestmark = [pytest.mark.external,
+              pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")]
 
 LAMMPS_STYLE = {"lj/cut": "lj/cut", "lj/sf": "lj/smooth/linear"}
 

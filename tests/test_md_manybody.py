@@ -71,6 +71,7 @@ def forces(text: str) -> dict[int, tuple[float, ...]]:
     return {int(r.split()[0]): tuple(map(float, r.split()[1:])) for r in rows}
 
 
+@pytest.mark.external
 @needs_files
 @needs_lammps
 @pytest.mark.parametrize("system", SYSTEMS)
@@ -90,6 +91,7 @@ def test_thermo_and_forces_match_lammps_from_the_same_files(run_md, start, tmp_p
     assert max(abs(a - b) for atom in reference for a, b in zip(mine[atom], reference[atom])) <= 1e-8 * scale
 
 
+@pytest.mark.kernel
 @needs_files
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_the_same_run_on_any_split_into_ranks_and_threads(run_md, start, system):
@@ -123,6 +125,7 @@ def test_eam_pair_kernels_agree(run_md, start, system):
             assert relative(row[key], ref[key]) <= 1e-10, (row["step"], key)
 
 
+@pytest.mark.kernel
 @needs_files
 def test_density_exchange_is_a_second_halo_exchange_counted_exactly(run_md):
     """No rebuild inside the loop (--neigh-every beyond --steps): every step sends 6 position messages (3 doubles per
@@ -145,6 +148,7 @@ def test_density_exchange_is_a_second_halo_exchange_counted_exactly(run_md):
     assert run.profile["md"]["units"] == "metal" and run.profile["md"]["masses"] == [55.845]
 
 
+@pytest.mark.kernel
 @needs_files
 def test_tersoff_forces_of_ghosts_go_home_by_a_reverse_exchange_counted_exactly(run_md):
     """Per step: 6 position messages (3 doubles per ghost) and 6 force messages back (3 doubles per ghost); the
@@ -163,6 +167,7 @@ def test_tersoff_forces_of_ghosts_go_home_by_a_reverse_exchange_counted_exactly(
     assert run.profile["md"]["masses"] == [28.0855, 12.0107]  # standard atomic weights: .tersoff files carry none
 
 
+@pytest.mark.kernel
 @needs_files
 def test_tersoff_energy_is_tersoffs_for_3c_sic(run_md):
     run = run_md(1, 1, [*potential("SiC"), "--lattice", "zincblende", "--lattice-constant", 4.32, "-s", 3,
@@ -171,6 +176,7 @@ def test_tersoff_energy_is_tersoffs_for_3c_sic(run_md):
     assert run.thermo(0)["pe"] == pytest.approx(-6.16378, abs=1e-5)  # LAMMPS: SiC.tersoff, 3C at 4.32 A
 
 
+@pytest.mark.kernel
 @needs_files
 @pytest.mark.parametrize("lattice,size,atoms", [("bcc", 5, 250), ("l12", 4, 256), ("zincblende", 3, 216),
                                                ("diamond", 3, 216)])
@@ -181,6 +187,7 @@ def test_lattices_have_the_seeds_shapes(run_md, lattice, size, atoms):
     assert run.profile["md"]["atoms"] == atoms
 
 
+@pytest.mark.kernel
 @needs_files
 def test_lattice_and_its_constant_come_from_the_file_by_default(run_md):
     run = run_md(1, 1, [*potential("Fe"), "-s", 4, "--steps", 0])
@@ -199,6 +206,7 @@ def setfl(tmp_path: Path, text: str) -> Path:
 GOOD_HEAD = "c\nc\nc\n1 Fe\n10 0.1 10 0.6 5.0\n26 55.845 2.86 bcc\n"
 
 
+@pytest.mark.kernel
 @needs_files
 @pytest.mark.parametrize("args,message", [
     (["--potential", "eam/fs", "--elements", "Fe"], "--potential eam/fs needs --potential-file"),
@@ -220,6 +228,7 @@ def test_bad_input_is_one_line_and_exit_2(md_binary, tmp_path, args, message):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("text,message", [
     ("c\nc\nc\n2 Fe\n", "line 4: expected 'N element1 ... elementN'"),
     ("c\nc\nc\n1 Fe\n10 0.1 10 0.6\n", "line 5: expected 'Nrho drho Nr dr cutoff'"),
@@ -234,6 +243,7 @@ def test_malformed_setfl_files_name_the_line(md_binary, tmp_path, text, message)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
 
 
+@pytest.mark.kernel
 @needs_files
 def test_data_file_with_more_types_than_elements_is_refused(run_md, start, md_binary, tmp_path):
     data = start("Al3Fe")
@@ -245,6 +255,7 @@ def test_data_file_with_more_types_than_elements_is_refused(run_md, start, md_bi
 TERSOFF_SI = "Si Si Si 3.0 1.0 0.0 100390 16.217 -0.59825 0.78734 1.1e-6 1.73222 471.18 2.85 0.15 2.4799 1830.8\n"
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("text,elements,message", [
     ("# Si only\n" + TERSOFF_SI, "Si,C", "has no entry for Si Si C"),
     (TERSOFF_SI.replace("16.217", "16.2x7"), "Si", "line 1: '16.2x7' is not a number (field 8 of the entry)"),
@@ -261,6 +272,7 @@ def test_malformed_tersoff_files_name_the_line(md_binary, tmp_path, text, elemen
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
 
 
+@pytest.mark.kernel
 @needs_files
 def test_tersoff_needs_masses_from_the_data_file(run_md, start, md_binary, tmp_path):
     data = start("SiC")

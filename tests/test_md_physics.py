@@ -30,6 +30,7 @@ def lattice_sums(density: float, rc: float, potential: str) -> tuple[float, floa
     return pe, virial
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("potential", ["lj/cut", "lj/sf"])
 @pytest.mark.parametrize("density,cutoff", [(0.8442, 2.5), (1.0, 2.2)])
 def test_step0_energy_and_pressure_equal_lattice_sums(run_md, potential, density, cutoff):
@@ -47,6 +48,7 @@ def test_step0_energy_and_pressure_equal_lattice_sums(run_md, potential, density
     assert row["temp"] == pytest.approx(temp, rel=1e-14)
 
 
+@pytest.mark.kernel
 def test_standard_benchmark_step0_matches_lammps_published_values(run_md):
     """LAMMPS bench/in.lj (32,000 atoms) prints E_pair -6.7733681 and Press -5.0197073 at step 0."""
     row = run_md(1, 1, ["--steps", 0]).thermo(0)
@@ -54,6 +56,7 @@ def test_standard_benchmark_step0_matches_lammps_published_values(run_md):
     assert row["press"] == pytest.approx(-5.0197073, abs=1e-7)
 
 
+@pytest.mark.kernel
 def test_shifted_force_conserves_energy(run_md):
     run = run_md(1, 1, ["-s", 6, "--potential", "lj/sf", "--dt", 0.002, "--steps", 500])
     assert run.returncode == 0, run.stderr
@@ -61,6 +64,7 @@ def test_shifted_force_conserves_energy(run_md):
     assert run.profile["checks"]["net_momentum"]["value"] < 1e-12
 
 
+@pytest.mark.kernel
 def test_drift_check_fails_a_broken_integration(run_md):
     """A time step far too large must fail the run's checks (exit 3), with the profile saying so."""
     run = run_md(1, 1, ["-s", 6, "--dt", 0.05, "--steps", 100, "--thermo", 10])

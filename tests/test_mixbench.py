@@ -22,6 +22,8 @@ from hybridperf.launch.lines import Configuration
 from hybridperf.study import spec
 from hybridperf.study.expand import expand
 
+pytestmark = pytest.mark.kernel
+
 REPO = Path(__file__).resolve().parents[1]
 LARGE = 8192  # sizes above this use --iters-large
 _counter = itertools.count()

@@ -36,6 +36,7 @@ def test_too_few_points_are_refused():
         pmnf.select([1, 2, 1, 2], [1.0, 2.0, 1.1, 2.1])
 
 
+@pytest.mark.external
 @pytest.mark.skipif(not EXTRAP_PYTHON.exists(), reason="Extra-P venv missing (scripts/bootstrap.sh --test makes it)")
 def test_export_loads_in_extrap(tiny_study, tmp_path):
     cli = [sys.executable, "-m", "hybridperf"]

@@ -80,6 +80,7 @@ def test_dlpoly_in_sample_the_thesis_way():
     within one doubling of the published one, and a median hybrid error below the thesis's own (also in-sample,
     Tables 6.13, 6.14) for every test."""
     points, published = dlpoly.load(), dlpoly.thesis_errors()
+    assert len(dlpoly.cases(points)) >= 4
     for cluster, test in dlpoly.cases(points):
         ev = dlpoly.evaluate(points, cluster, test, held_out=False)
         assert dlpoly.steps_apart(ev.crossover(predicted=True), ev.crossover(predicted=False)) <= 1, (cluster, test)
@@ -93,6 +94,7 @@ def test_dlpoly_held_out_predicts_what_it_did_not_see():
     the error on them is larger than the in-sample error for every case (a fit that saw the points describes
     them better than one that did not) — the reason the command leads with held-out accuracy."""
     points = dlpoly.load()
+    assert len(dlpoly.cases(points)) >= 4
     for cluster, test in dlpoly.cases(points):
         held = dlpoly.evaluate(points, cluster, test, held_out=True)
         largest = {c: sorted(r.point.cores for r in held.rows if r.point.configuration == c)[-2:]

@@ -9,6 +9,8 @@ import pytest
 from conftest import run_kernel_in
 from hybridperf.analysis import pop
 
+pytestmark = pytest.mark.kernel
+
 MD = ("-s", "6", "--steps", "20")
 SPMV = ("-n", "10", "--calls", "20")
 # each kernel's arguments at 1 and 2 threads per rank: spmv's hybrid mode needs 2; its serial mode computes the

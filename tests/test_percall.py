@@ -81,6 +81,7 @@ def test_runs_merge_bin_by_bin():
     assert merged.bins[-1].high == math.inf  # the last bin, 100 s and over, is open (null in the profile)
 
 
+@pytest.mark.kernel
 def test_a_profile_from_before_the_histograms_loads_and_has_none(tiny_study):
     """The committed tiny-md profiles predate per_call: they validate, and nothing is made up for them."""
     paths = sorted((tiny_study / "profiles").glob("*.json"))
@@ -96,6 +97,7 @@ def test_a_profile_from_before_the_histograms_loads_and_has_none(tiny_study):
                                                  text=True).stdout + (tiny_study / "report.html").read_text()
 
 
+@pytest.mark.kernel
 def test_the_report_shows_sorted_calls_and_flags_heavy_tails_by_configuration(tiny_study):
     """Pure MPI's halo exchange given Chow & Hysom's spikes, the hybrid's a narrow spread: the page draws both,
     and the terminal, the page and --json flag pure MPI alone."""
@@ -125,6 +127,7 @@ def test_the_report_shows_sorted_calls_and_flags_heavy_tails_by_configuration(ti
         assert len(pure["sorted"]) == 100 and pure["sorted"][-1]["high"] == 5e-3
 
 
+@pytest.mark.kernel
 def test_every_call_is_in_the_kernels_histograms(tmp_path):
     """spmv on 2 ranks: per call of the product, each rank posts one Isend, one Irecv and one Waitall and times one
     exchange; the histograms hold exactly those calls, from every rank, and add up to the class's time."""

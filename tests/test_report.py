@@ -63,6 +63,7 @@ def report(results):
     return (results / "report.html").read_text(), out.stdout
 
 
+@pytest.mark.kernel
 def test_the_page_opens_with_the_headline_and_one_winner_rule(tiny_study):
     html, terminal = report(tiny_study)
     assert html.index("id='headline'") < html.index("<h2>size=8")
@@ -87,6 +88,7 @@ def test_the_page_opens_with_the_headline_and_one_winner_rule(tiny_study):
     assert "verdict (90% confidence, ties within ±2%)" in terminal
 
 
+@pytest.mark.kernel
 def test_no_zero_width_band_and_no_extrapolation_from_an_exact_fit(tiny_study):
     html, _ = report(tiny_study)
     parsed = Tables()
@@ -102,6 +104,7 @@ def test_no_zero_width_band_and_no_extrapolation_from_an_exact_fit(tiny_study):
     assert "± 2.3e-19" not in html and "(0%)" not in html
 
 
+@pytest.mark.kernel
 def test_overheads_are_a_share_of_the_pure_mpi_region(tiny_study):
     html, _ = report(tiny_study)
     parsed = Tables()
@@ -137,6 +140,7 @@ def points_of(html):
     return [t for t in parsed.tables if t[0].startswith("Total time")]
 
 
+@pytest.mark.kernel
 def test_weak_scaling_has_efficiency_t1_over_tn_and_no_speedup(tiny_study):
     """A study whose problem grows with the cores is judged by T(1)/T(p), ideal 1: a speedup would divide a small
     problem's time by a large one's. The page, the terminal and --json say the same."""
@@ -160,6 +164,7 @@ def test_weak_scaling_has_efficiency_t1_over_tn_and_no_speedup(tiny_study):
         assert [p["efficiency"] for p in s["scaling"]["points"]] == pytest.approx(shown, rel=6e-3)
 
 
+@pytest.mark.kernel
 def test_strong_scaling_keeps_speedup_and_efficiency(tiny_study):
     html, terminal = report(tiny_study)
     for _, headers, rows in points_of(html):
@@ -250,6 +255,7 @@ def test_a_parameter_with_nothing_to_fit_on_is_not_shown_as_a_value():
                                                                      rel=1e-3)
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 def test_a_measured_study_stays_the_default_of_its_folder_and_a_simulated_one_is_named(tiny_study, md_binary):
     """After a simulated study (NAME-on-CLUSTER) is stored beside it, `report DIR` still reads the measured study;
@@ -276,6 +282,7 @@ def test_a_measured_study_stays_the_default_of_its_folder_and_a_simulated_one_is
     assert (tiny_study / "report-merlin.html").exists() and not (tiny_study / "report.html").exists()
 
 
+@pytest.mark.kernel
 def test_without_a_one_core_run_the_terminal_says_the_speedups_are_relative(tmp_path, md_binary):
     spec = tmp_path / "s.yaml"
     spec.write_text(f"study: s\nkernel: md\nparams: {{size: 6, steps: 5}}\nconfigurations: [pure-mpi]\ncores: [2]\n"
@@ -289,6 +296,7 @@ def test_without_a_one_core_run_the_terminal_says_the_speedups_are_relative(tmp_
     assert "mean" in loop_table and "median" not in loop_table  # the column the speedup is made of
 
 
+@pytest.mark.kernel
 def test_at_80_columns_nothing_is_cut_and_no_table_is_wider(tiny_study):
     """The terminal answer and `cluster list` at COLUMNS=80, as piped output is: no cell cut with '…', no table
     line wider than 80, every cluster name whole (it is what --cluster takes)."""

@@ -77,6 +77,7 @@ MANY_BODY = [  # DL_POLY's shapes: eam/fs one and two elements (densities home, 
      "--lattice", "zincblende", "--lattice-constant", "4.36", "-s", "4")]
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("ranks, args", [(2, ("-s", "6", "--steps", "5", "--thermo", "0")),
                                          (4, ("-s", "8", "--steps", "7", "--thermo", "3")),
                                          *[pytest.param(2, (*a, "--steps", "5", "--temp", "1"),
@@ -103,6 +104,7 @@ def test_plan_equals_the_real_runs_messages_and_bytes(run_md, ranks, args):
     assert sum(r.work["atoms"] for r in plan.ranks_plan) == real.profile["md"]["atoms"]
 
 
+@pytest.mark.kernel
 def test_plan_refuses_what_a_run_would(md_binary):
     out = subprocess.run([str(md_binary), "-s", "4", "--plan", "64"], capture_output=True, text=True)
     assert out.returncode == 2 and "thinner than cutoff + skin" in out.stderr
@@ -110,6 +112,7 @@ def test_plan_refuses_what_a_run_would(md_binary):
         kernels.plan("md", ("--read-data", "x.data"), 2)
 
 
+@pytest.mark.kernel
 def test_trace_follows_the_step_structure():
     plan = md_plan(("-s", "6", "--steps", "4", "--neigh-every", "2", "--thermo", "0"), 2)
     lines = traces.rank_trace(plan, plan.ranks_plan[0], MODEL, Split(1, 2, 1)).splitlines()
@@ -121,6 +124,7 @@ def test_trace_follows_the_step_structure():
 
 
 
+@pytest.mark.kernel
 def test_rank_traces_are_made_on_demand_and_equal_the_list_of_them():
     """A replay asks for one rank's trace at a time (no list of all ranks' texts at 16,384 ranks): the same
     texts, in rank order, as rank_trace of each rank, with the omitted regions and the network interface's additions
@@ -133,6 +137,7 @@ def test_rank_traces_are_made_on_demand_and_equal_the_list_of_them():
     assert not any("allreduce" in text for text in lazy) and len(set(made)) == 4 and " sleep " in made[0]
 
 
+@pytest.mark.kernel
 def test_a_replay_past_its_timeout_leaves_no_simulator_running(tmp_path, monkeypatch):
     """smpirun starts the simulator as its child: past the timeout both are killed, not smpirun alone."""
     fake = tmp_path / "bin" / "smpirun"
@@ -148,6 +153,7 @@ def test_a_replay_past_its_timeout_leaves_no_simulator_running(tmp_path, monkeyp
         time.sleep(0.05)
     assert not stat.exists() or stat.read_text().split()[2] == "Z"  # gone, or dead and not yet reaped
 
+@pytest.mark.kernel
 def test_sends_are_eager_up_to_4096_ranks_and_rendezvous_above(tmp_path, monkeypatch):
     """SimGrid 3.32 searches one list of every eager (detached) send at each completion: above 4,096 ranks the
     replay makes sends rendezvous, at and below it keeps SMPI's eager sends (replay.EAGER_RANKS)."""
@@ -164,6 +170,7 @@ def test_sends_are_eager_up_to_4096_ranks_and_rendezvous_above(tmp_path, monkeyp
         assert len((work / "traces.txt").read_text().split()) == ranks
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_free_network_replays_the_compute_model(tmp_path):
     """Zero latency and unlimited bandwidth: the replay takes what the slowest rank computes."""
@@ -176,6 +183,7 @@ def test_free_network_replays_the_compute_model(tmp_path):
         assert replay(texts, free, 1, tmp_path) == pytest.approx(expected, rel=1e-5)
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_doubling_the_latency_adds_a_latency_per_message_on_the_path(tmp_path):
     """2 ranks on 2 nodes, grid 2x1x1: per step the two x messages cross the network (the y and z ones go to the
@@ -188,6 +196,7 @@ def test_doubling_the_latency_adds_a_latency_per_message_on_the_path(tmp_path):
     assert crossings * 10e-6 <= t2 - t1 <= (crossings + 4) * 10e-6
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulated_profile_is_a_profile(tmp_path):
     plan = md_plan(("-s", "6", "--steps", "3"), 4)
@@ -220,6 +229,7 @@ results: RESULTS
 """
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulate_command_stores_and_reports_simulated_runs(tiny_study, tmp_path):
     spec = tmp_path / "tiny.yaml"
@@ -242,6 +252,7 @@ def test_simulate_command_stores_and_reports_simulated_runs(tiny_study, tmp_path
     assert "measured" in costs["sources"]["costs"]
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_sensitivity_replays_each_contest_with_every_assumed_input_moved(tiny_study, tmp_path):
     """--sensitivity: at each core count the winner and runner-up of the simulation, and for each of Merlin's
@@ -265,6 +276,7 @@ def test_sensitivity_replays_each_contest_with_every_assumed_input_moved(tiny_st
     assert sorted(int(row[header.index("cores")]) for row in rows) == [8, 16]
 
 
+@pytest.mark.kernel
 def test_scaled_compute_costs_scale_every_second():
     plan = md_plan(("-s", "6", "--steps", "3"), 2)
     split = Split(1, 2, 1)
@@ -273,6 +285,7 @@ def test_scaled_compute_costs_scale_every_second():
             pytest.approx(2 * compute_seconds(plan, rank, MODEL, split), rel=1e-12)
 
 
+@pytest.mark.kernel
 def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "none")))
@@ -285,6 +298,7 @@ def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulate_on_a_fresh_machine_prices_md_with_the_thesis_and_says_so(tmp_path):
     spec = tmp_path / "tiny.yaml"
@@ -295,6 +309,7 @@ def test_simulate_on_a_fresh_machine_prices_md_with_the_thesis_and_says_so(tmp_p
     assert "costs: the thesis's Merlin core (no measured 1 rank x 1 thread run" in out.stderr
 
 
+@pytest.mark.kernel
 def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
@@ -304,6 +319,7 @@ def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):
     assert out.returncode == 2 and "apt-get install libsimgrid-dev" in out.stderr
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_a_failed_replay_is_stored_as_a_failed_simulated_run(tiny_study, monkeypatch):
     def refuse(*args, **kwargs):
@@ -332,6 +348,7 @@ results: RESULTS
 """
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_an_interrupted_simulated_study_resumes_where_it_stopped(tmp_path):
     """backend simgrid is a study backend like the others: interrupted after two replays (the first race's block),
@@ -377,6 +394,7 @@ def test_a_simulated_spec_names_its_cluster_and_takes_no_stopping_rule(tmp_path)
             specs.parse(text.replace("RESULTS", str(tmp_path)), cores_per_node=2)
 
 
+@pytest.mark.kernel
 def test_a_simulated_spec_keeps_its_declared_tie_band(tmp_path):
     study = specs.parse((SIMULATED + "decide: {tie_within: 5%}\n").replace("RESULTS", str(tmp_path)), cores_per_node=2)
     assert study.rule.tie_within == 0.05 and study.rule.max_blocks == 1
@@ -429,7 +447,7 @@ def test_every_declared_outcome_has_its_figure_rule_and_inputs():
         swept = {*outcome.INPUT_FIELDS, *outcome.SWEPT_FIELDS}  # an assumed input's range: test_simulate_sensitivity
         assert entry["inputs"] and all(set(i) in ({*outcome.INPUT_FIELDS}, swept) for i in entry["inputs"])
         assert entry["held_out"] is not any(i["same_experiment"] for i in entry["inputs"]), entry["name"]
-        for i in entry["inputs"]:
+        for i in entry["inputs"]:  # not empty: asserted above
             if set(tables.findall(i["from"])) & set(tables.findall(entry["source"])):
                 assert i["same_experiment"] and not entry["held_out"], (entry["name"], i["from"])
         if entry["rule"] == "crossover_within_steps":
@@ -442,7 +460,9 @@ def test_declared_spmv_figures_are_table_8s_and_9s():
               for r in published.rows(published.DATA / "chow-hysom-table8-ni.csv")}
     table9 = {(int(r["size"]), int(r["nodes"])): {k: float(v) for k, v in r.items()}
               for r in published.rows(published.DATA / "chow-hysom-table9-scaling.csv")}
-    for d in outcome.declared():
+    declared = [d for d in outcome.declared() if d.measure in ("spmv_e_mp", "spmv_e_ni", "spmv_total_ratio")]
+    assert {d.measure for d in declared} == {"spmv_e_mp", "spmv_e_ni", "spmv_total_ratio"}
+    for d in declared:
         if d.measure == "spmv_e_mp":
             for nodes, value in d.published.items():
                 row = table9[d.params["size"], nodes]
@@ -569,6 +589,7 @@ FIGURES_ONLY = ("merlin_", "cseem64t_infinipath", "cseem64t_gige", "movout_ratio
                 "dlpoly_stella", "dlpoly_test20_data", "spmv_")
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_time_inside_the_calls_is_rank_zeros_and_refused_past_the_traced_limit(monkeypatch):
     """DL_POLY's step at 32 ranks: rank 0's seconds inside its sums are its own from the trace, no more than its
@@ -590,6 +611,7 @@ def test_the_validate_parts_cover_every_outcome_once():
     assert sorted(parts) == sorted(names)
 
 
+@pytest.mark.kernel
 @needs_smpi
 @pytest.mark.parametrize("part", VALIDATE_PARTS)
 def test_validate_reports_every_outcome_as_stored_for_the_docs(part):
@@ -610,6 +632,7 @@ def test_validate_reports_every_outcome_as_stored_for_the_docs(part):
         "simulate validate prints other outcomes than the docs were made from: make figures"
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_report_of_simulated_runs_says_they_are_simulated(tiny_study, tmp_path):
     spec = tmp_path / "tiny.yaml"
@@ -627,6 +650,7 @@ def test_report_of_simulated_runs_says_they_are_simulated(tiny_study, tmp_path):
 SPMV = ("--n", "3", "--calls", "3")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("ranks, threads, mode", [(4, 1, "mpi"), (2, 2, "hybrid")])
 def test_spmv_plan_equals_the_real_runs_messages_and_bytes(tmp_path, ranks, threads, mode):
     """Every call's Isends, Irecvs and Waitall, to whom and how many bytes, and each rank's nonzeros: what the
@@ -648,6 +672,7 @@ def test_spmv_plan_equals_the_real_runs_messages_and_bytes(tmp_path, ranks, thre
         assert sorted(op.bytes // 8 for op in r.ordinary if op.kind == "isend") == sorted(c for c in counts if c)
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_spmv_free_network_replays_the_compute_model(tmp_path):
     plan = parse(kernels.plan("spmv", (*SPMV, "--mode", "mpi"), 4, 2, 1))
@@ -668,6 +693,7 @@ def test_spmv_free_network_replays_the_compute_model(tmp_path):
     assert set(made["regions"]) == {"pack", "local_product", "exchange", "total"}
 
 
+@pytest.mark.kernel
 def test_spmv_costs_from_measured_runs(tmp_path):
     """Serial prices a nonzero, hybrid on 2 threads gives e(2), the 2-rank MPI run prices packing."""
     runs = {cfg: run_kernel_in(tmp_path, "spmv", ranks, threads, ("--n", "12", "--calls", "5", "--mode", mode,
@@ -729,6 +755,7 @@ def test_md_node_efficiency_slows_every_busy_core():
     assert slow.share(1.0, Split(1, 1, 2)) == pytest.approx(1.0)  # 2 threads, each at n(2): 1 / (2 x 0.5)
 
 
+@pytest.mark.kernel
 def test_cluster_measure_describes_this_machine(tmp_path):
     out = tmp_path / "node.yaml"
     done = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(out), "--host", "testnode"],
@@ -736,12 +763,13 @@ def test_cluster_measure_describes_this_machine(tmp_path):
     assert done.returncode == 0, done.stderr
     spec = cluster.load(str(out))
     assert spec.nodes == 1 and spec.cores_per_node == CORES and spec.fork_join_threads == CORES
-    assert 0 < spec.intra_latency.value < 1e-3 and spec.intra_bandwidth.value > 1e8
+    assert spec.intra_latency.value > 0 and spec.intra_bandwidth.value > 0  # how fast: bench/'s, not a test's
     assert "measured: hybridperf-mixbench pingpong" in spec.intra_latency.source and spec.latency.assumed
     with pytest.raises(cluster.ClusterError, match="hybridperf cluster measure"):
         cluster.load("this-machine", directory=tmp_path)
 
 
+@pytest.mark.kernel
 def test_cluster_measure_on_a_busy_machine_says_what_its_figures_include(tmp_path):
     """Another process busy while this machine is measured: its OS noise and latencies include that process, and
     the command says so as `study` does (a busy loop takes a core's share far above the check's 10%)."""
@@ -755,6 +783,7 @@ def test_cluster_measure_on_a_busy_machine_says_what_its_figures_include(tmp_pat
     assert f"(pid {hog.pid}) used" in done.stderr and "the OS noise and latencies measured now include it" in done.stderr
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_recommend_simulate_names_a_winner_and_the_assumed_figures_effect():
     out = subprocess.run([*HYBRIDPERF, "recommend", "--by", "simulation", "--cluster", "merlin", "--size", "16",
@@ -771,6 +800,7 @@ def test_recommend_simulate_names_a_winner_and_the_assumed_figures_effect():
     assert refused.returncode != 0 and "needs --calibration" in refused.stderr and len(refused.stderr.splitlines()) == 1
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulate_spmv_study_plans_each_mode_on_the_clusters_nodes(tmp_path):
     """A measured SPMV study simulated on the IBM SP: each configuration planned in its own mode, so every
@@ -799,6 +829,7 @@ results: {tmp_path / 'results'}
     assert modes["mpi"]["run"]["ranks"] == 8 and modes["hybrid"]["run"]["threads_per_rank"] == 4
 
 
+@pytest.mark.kernel
 def test_spmv_e_cache_prices_mpis_product_not_its_packing():
     plan = parse(kernels.plan("spmv", (*SPMV, "--mode", "mpi"), 4, 4, 1))
     plain = spmv_costs.SpmvCosts(product=2e-9, pack=1e-9, node=Threads(ThreadEfficiency()), fork_join=lambda t: 0.0)
@@ -819,6 +850,7 @@ results: RESULTS
 """
 
 
+@pytest.mark.kernel
 @needs_smpi
 @pytest.mark.skipif(not POTENTIALS.exists(), reason="apt-get install lammps")
 def test_simulate_many_body_study_prices_the_density_pass_before_its_exchanges(tmp_path):
@@ -839,6 +871,7 @@ def test_simulate_many_body_study_prices_the_density_pass_before_its_exchanges(t
     assert all(r["profile"]["regions"]["density"]["time"]["avg"] > 0 for r in runs)
 
 
+@pytest.mark.kernel
 def test_a_profiles_default_options_are_left_to_the_kernel(md_binary):
     """An lj run's profile records `elements: []` and `lattice_constant: 0`; given back as `--elements ''` and
     `--lattice-constant 0` the kernel refused every measured simulation of the main job (`simulate

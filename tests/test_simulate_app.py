@@ -56,6 +56,7 @@ def _write(folder: Path) -> list[Path]:
     return files
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_a_replay_prices_the_messages_and_the_ideal_network_removes_them(tmp_path: Path):
     """On Merlin with a rank per node, the 100 MB cross the network once: the run takes 1.5 s of compute plus
@@ -104,6 +105,7 @@ def _stored_study(results: Path) -> Path:
     return spec
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulate_replays_a_traced_app_study_and_reports_it(tmp_path: Path):
     spec = _stored_study(tmp_path)
@@ -125,6 +127,7 @@ def test_simulate_replays_a_traced_app_study_and_reports_it(tmp_path: Path):
     assert "<b>Replayed</b> on Merlin" in page and "MPI transfer" in page and "replays of traces" in page
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_recommend_by_simulation_replays_your_program_on_the_cluster_and_by_measured_says_whose_machine(tmp_path):
     """Issue 42 item 7: the user's own program has all three ways on a cluster. --by simulation --kernel app replays
@@ -159,6 +162,7 @@ def test_recommend_by_simulation_replays_your_program_on_the_cluster_and_by_meas
     assert (tmp_path / "report-merlin.html").exists()
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_a_study_without_traces_is_refused_in_one_line(tmp_path: Path):
     spec = _stored_study(tmp_path)
@@ -211,6 +215,7 @@ LAMMPS_APP = f"""  command: [lmp, -in, {REPO / "studies" / "inputs" / "lj-melt.l
   parser: lammps"""
 
 
+@pytest.mark.kernel
 @needs_smpi
 @pytest.mark.parametrize("program, app, params", [
     ("md", MD_APP, "size: 12\n  steps: 200"),

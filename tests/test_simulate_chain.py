@@ -39,6 +39,7 @@ def test_chain_ops_send_right_receive_left_and_count_as_the_kernel_does(ranks, l
                      ["0 init", f"0 irecv {left} 3 1000 6", "0 send 1 3 1000 6", f"0 wait {left} 0 3", "0 finalize"])
 
 
+@pytest.mark.kernel
 def test_simulated_messages_per_iteration_are_the_kernels(tmp_path):
     """The kernel's chain rows at 4 ranks against the simulator's operations for 4 ranks, per iteration."""
     run = run_kernel_in(tmp_path, "mixbench", 4, 1, ["--bench", "chain", "--sizes", "1000", "--iters", "3",
@@ -66,6 +67,7 @@ def test_sizes_and_rank_counts_are_checked():
         chain.rank_counts(merlin, (4096,))
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulated_chain_at_8_and_64_ranks_on_merlin(tmp_path):
     merlin = cluster.load("merlin")
@@ -92,6 +94,7 @@ def test_simulated_chain_at_8_and_64_ranks_on_merlin(tmp_path):
         merlin.latency.value / merlin.intra_latency.value, rel=0.02)
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_cli_chain_prints_json_and_refuses_bad_input():
     command = [sys.executable, "-m", "hybridperf", "simulate", "chain", "--cluster", "merlin"]

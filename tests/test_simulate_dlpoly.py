@@ -34,6 +34,7 @@ def fe_plans() -> tuple:
     return md, dlpoly_plan(md)
 
 
+@pytest.mark.kernel
 def test_a_step_issues_46_allreduces_and_36_messages(fe_plans):
     md, dl = fe_plans
     for rank in dl.ranks_plan:
@@ -45,6 +46,7 @@ def test_a_step_issues_46_allreduces_and_36_messages(fe_plans):
     assert dl.rebuild_steps == frozenset({1, 2, 3}) and dl.grid == md.grid and dl.problem == md.problem
 
 
+@pytest.mark.kernel
 def test_halo_bytes_are_five_words_per_atom_of_the_md_halo(fe_plans):
     md, dl = fe_plans
     for before, after in zip(md.ranks_plan, dl.ranks_plan):
@@ -97,6 +99,7 @@ def test_pairs_across_a_brick_s_faces_are_priced_twice(fe_plans):
         outside_share((4.0, 20.0, 20.0), 5.0)
 
 
+@pytest.mark.kernel
 def test_without_a_metal_the_density_exchange_and_its_sums_go():
     md = parse(kernels.plan("md", ("-s", "6", "--steps", "1"), 2))
     ops = step_ops(tuple(op for op in md.ranks_plan[0].ordinary if op.region == "halo_exchange"), metal=False)
@@ -107,6 +110,7 @@ def test_without_a_metal_the_density_exchange_and_its_sums_go():
         dlpoly_plan(replace(md, kernel="spmv"))
 
 
+@pytest.mark.kernel
 def test_the_trace_sums_a_logical_as_one_double(fe_plans):
     _, dl = fe_plans
     lines = traces.rank_trace(dl, dl.ranks_plan[0], MODEL, Split(1, 4, 1)).splitlines()
@@ -114,6 +118,7 @@ def test_the_trace_sums_a_logical_as_one_double(fe_plans):
     assert len(sums) == 3 * 46 and sums.count("1") == 3 * 43 and sums.count("15") == 3 and sums.count("9") == 6
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_replayed_its_sums_cost_their_latency(fe_plans, tmp_path):
     """4 ranks on 4 nodes: free, the replay is the compute model's time; with a latency, the 46 sums of each of the
@@ -127,6 +132,7 @@ def test_replayed_its_sums_cost_their_latency(fe_plans, tmp_path):
     assert result.seconds > result.compute + result.collective * 0.99
 
 
+@pytest.mark.kernel
 def test_validates_test_20_is_256000_cu3au_atoms_priced_at_the_core_ratio():
     """simulate validate's DL_POLY workload: test 20's lattice from the Gupta table it writes itself, DL_POLY's step
     on every rank, and this machine's measured costs times the outcome's core ratio (the rest the thesis's)."""

@@ -44,6 +44,7 @@ def pairs_trace(spec: cluster.ClusterSpec, pairs: int, size: int = 1) -> list[st
     return texts
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_the_ibm_sp_interface_takes_its_messages_in_turn_as_table_6_measured(tmp_path: Path):
     """One pair's overhead is the description's latency; each added pair adds the interface's time per message
@@ -55,6 +56,7 @@ def test_the_ibm_sp_interface_takes_its_messages_in_turn_as_table_6_measured(tmp
         assert simulated == pytest.approx(published, rel=0.03), pairs
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_one_ibm_sp_process_cannot_drive_its_interface_as_table_6_measured(tmp_path: Path):
     """Table 6's bandwidth per processor: one pair's is the description's bandwidth, four pairs' its aggregate
@@ -69,6 +71,7 @@ def test_one_ibm_sp_process_cannot_drive_its_interface_as_table_6_measured(tmp_p
         assert rate == pytest.approx(published, rel=0.03 if pairs in (1, 4) else 0.20), pairs
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_without_an_aggregate_one_process_gets_the_whole_link(tmp_path: Path):
     """The same micro-test without the aggregate: one pair and four pairs share the link alike, so four pairs get
@@ -95,6 +98,7 @@ def test_an_aggregate_is_a_number_between_one_and_the_cores():
                           "1 isend 2 0 1000 6"]  # within the node: neither
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_without_a_time_per_message_pairs_overlap(tmp_path: Path):
     """The same micro-test on a description without per_message: four pairs cost about what one does (the flat

@@ -83,6 +83,7 @@ def _per_interval(spec: cluster.ClusterSpec, node: int) -> list[float]:
     return out
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_one_node_halved_for_half_a_second_makes_the_barrier_wait_a_quarter_second(tmp_path: Path):
     """Two ranks on two nodes, a 1 s burst each, a barrier: node 0 at full speed for its first two intervals, node 1
@@ -94,6 +95,7 @@ def test_one_node_halved_for_half_a_second_makes_the_barrier_wait_a_quarter_seco
     assert replay(burst_and_barrier(2), spec, 1, tmp_path / "noisy") == pytest.approx(1.25 + barrier, abs=1e-5)
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_the_replay_waits_for_the_slowest_nodes_profile_at_every_seed(tmp_path: Path):
     """Four nodes, a 3 s burst each: the replay ends a barrier after the slowest node's profile has done 3 s of
@@ -113,6 +115,7 @@ def test_the_replay_waits_for_the_slowest_nodes_profile_at_every_seed(tmp_path: 
         pytest.approx(expected + barrier[2], abs=1e-5)  # SimGrid prints 6 digits
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_scale_zero_replays_exactly_as_without_noise(tmp_path: Path):
     """Every slowdown times 0: each profile is the node's full speed, and the replay's time is the plain one."""
@@ -156,6 +159,7 @@ def _times(results: Path, study: str) -> dict[tuple, tuple[float, dict]]:
                                                     r["profile"]["simulated"]) for r in store.runs(study)}
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_simulate_with_a_noise_seed_stores_a_study_of_its_own_with_the_seed(tmp_path: Path):
     """A description whose nodes always run at half speed (slowdowns [1]): each point is slower than without noise
@@ -177,6 +181,7 @@ def test_simulate_with_a_noise_seed_stores_a_study_of_its_own_with_the_seed(tmp_
         assert "noise" not in plain[point][1]
 
 
+@pytest.mark.kernel
 def test_a_noise_seed_without_declared_noise_is_refused_in_one_line_and_writes_nothing(tmp_path: Path):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "none")))
@@ -191,6 +196,7 @@ def test_a_noise_seed_without_declared_noise_is_refused_in_one_line_and_writes_n
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.kernel
 def test_a_simulated_spec_takes_a_noise_seed_only_for_a_description_with_noise(tmp_path: Path):
     def parsed(name: str, seed: str) -> specs.Study:
         text = SIMULATED.replace("simgrid: {cluster: merlin, costs: thesis}",
@@ -205,6 +211,7 @@ def test_a_simulated_spec_takes_a_noise_seed_only_for_a_description_with_noise(t
             parsed(name, seed)
 
 
+@pytest.mark.kernel
 def test_merlins_noise_is_declared_assumed_and_shown():
     """Merlin's shipped noise: 1 ms intervals, one in ten 10% slow (a mean slowdown of 1%), assumed, undrawn."""
     merlin = cluster.load("merlin")

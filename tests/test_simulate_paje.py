@@ -62,6 +62,7 @@ def test_a_trace_without_a_ranks_finalize_is_refused():
         paje.mpi_times(cut)
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_a_rank_that_waits_for_a_late_peer_waits_inside_the_sum(tmp_path):
     """Rank 0 computes 2 ms, rank 1 0.5 ms, then both exchange a message and sum: rank 1 waits 1.5 ms, in its
@@ -80,6 +81,7 @@ def test_a_rank_that_waits_for_a_late_peer_waits_inside_the_sum(tmp_path):
     assert max(times.collective) <= 2 * 10e-6 * 1.01
 
 
+@pytest.mark.kernel
 @needs_smpi
 def test_a_simulated_profile_carries_each_ranks_mpi_time_and_pops_mpi_factors(tmp_path, monkeypatch):
     plan = md_plan(("-s", "6", "--steps", "3"), 4)

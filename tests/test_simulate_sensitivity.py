@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from hybridperf import cluster
 from hybridperf.cli import app as cli_app, simulate as cli_simulate
 from hybridperf.predict import outcomes as swept
+from hybridperf.report.seeds_tables import first_clause
 from hybridperf.simulate import outcome, paje, validate as validation, validate_spmv
 from hybridperf.simulate.outcome import Moved
 
@@ -138,6 +139,7 @@ def test_the_noise_is_replayed_as_declared_and_moved_by_its_scale():
     assert moved.noise.scale == 4.0 and moved.noise.mean == pytest.approx(0.04)
 
 
+@pytest.mark.kernel
 def test_moves_reach_the_description_and_the_compute_model():
     spec = cluster.load(GIGE)
     moved = Moved("latency", 2.0, GIGE).on(spec)
@@ -242,6 +244,6 @@ def test_the_sensitivity_table_cuts_each_source_where_it_would_not_fit(command, 
 
 
 def test_a_source_is_cut_at_its_first_clause():
-    assert cli_simulate.first_clause("thesis Table 4.8 (Merlin, another machine's runs)") == "thesis Table 4.8"
-    assert cli_simulate.first_clause("measured here: resources/data/x.yaml") == "measured here"
-    assert cli_simulate.first_clause("0.5us") == "0.5us" and cli_simulate.first_clause("1% per 1ms") == "1% per 1ms"
+    assert first_clause("thesis Table 4.8 (Merlin, another machine's runs)") == "thesis Table 4.8"
+    assert first_clause("measured here: resources/data/x.yaml") == "measured here"
+    assert first_clause("0.5us") == "0.5us" and first_clause("1% per 1ms") == "1% per 1ms"

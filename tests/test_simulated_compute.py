@@ -17,6 +17,8 @@ from hybridperf.simulate import study
 from hybridperf.simulate.compute import compute_seconds
 from hybridperf.simulate.plan import parse
 
+pytestmark = pytest.mark.kernel
+
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny-md" / "profiles"
 SIZE, STEPS = 12, 20  # the fixture's larger problem: 6,912 atoms, 20 steps, 3 repeats of 1x1, 2x1 and 1x2
 TOLERANCE = 0.15  # the replay counts ghosts in the lists and packing, n(2) from the 2x1 runs; the closed form neither

@@ -17,6 +17,8 @@ from hybridperf.study import spec
 from hybridperf.study.expand import expand
 from hybridperf.study.backends.slurm import SlurmBackend
 
+pytestmark = pytest.mark.external
+
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 REPO = Path(__file__).resolve().parents[1]
 SPEC = """study: both

@@ -21,6 +21,7 @@ repeats: 2
 """
 
 
+@pytest.mark.kernel
 def test_matrix_expansion_is_exact():
     found = races(parse(BASE, "s.yaml", cores_per_node=2))
     assert [(r.params, r.scale) for r in found] == [({"size": 8, "steps": 20}, 1), ({"size": 8, "steps": 20}, 2),
@@ -38,6 +39,7 @@ def test_matrix_expansion_is_exact():
     assert plans[1].kernel_args() == ["--size", "8", "--steps", "20"]
 
 
+@pytest.mark.kernel
 def test_a_block_runs_its_candidates_in_the_order_given_and_each_run_has_its_own_key():
     race = races(parse(BASE, "s.yaml", cores_per_node=2))[1]
     block = race.block(4, ["hybrid-1", "pure-mpi"], campaign=2)
@@ -48,6 +50,7 @@ def test_a_block_runs_its_candidates_in_the_order_given_and_each_run_has_its_own
     assert warm.warmup and len(keys) == 5
 
 
+@pytest.mark.kernel
 def test_the_stopping_rule_is_declared_in_the_spec():
     racing = parse(BASE.replace("repeats: 2", "decide: {confidence: 95%, tie_within: 3%, max_blocks: 12, "
                                               "budget: 1m30s}"), "s.yaml", 2)
@@ -57,6 +60,7 @@ def test_the_stopping_rule_is_declared_in_the_spec():
     assert parse(BASE.replace("repeats: 2", "decide: {budget: none, tie_within: 0.05}"), "s.yaml", 2).rule.budget is None
 
 
+@pytest.mark.kernel
 def test_zip_groups_vary_together_and_multiply_with_lists():
     text = BASE.replace("  size: [8, 10]\n  steps: 20\n", "  potential: [lj/cut, lj/sf]\n") + \
         "zip:\n  - {size: [8, 10], steps: [40, 20]}\n"
@@ -78,6 +82,7 @@ def test_configuration_shapes_over_cores_and_nodes():
         shapes.shape("pure-mpi", 8, cores=12)
 
 
+@pytest.mark.kernel
 def test_powers_of_two_and_node_shorthand():
     study = parse(BASE.replace("cores: [1, 2]", "cores: powers-of-two"), "s.yaml", cores_per_node=8)
     assert study.cores == (1, 2, 4, 8)
@@ -113,18 +118,21 @@ def test_powers_of_two_and_node_shorthand():
         (("params:", "params: [oops"), "not valid YAML"),
     ],
 )
+@pytest.mark.kernel
 def test_validation_errors_name_the_line(change, message):
     with pytest.raises(SpecError) as err:
         parse(BASE.replace(*change), "s.yaml", cores_per_node=2)
     assert message in str(err.value)
 
 
+@pytest.mark.kernel
 def test_zip_lengths_must_agree():
     text = BASE + "zip:\n  - {cutoff: [2.5, 2.2], skin: [0.3]}\n"
     with pytest.raises(SpecError, match=r"s.yaml:10: zip group lists differ in length: \[1, 2\]"):
         parse(text, "s.yaml", 2)
 
 
+@pytest.mark.kernel
 def test_oversubscription_allowed_explicitly():
     text = (BASE.replace("cores: [1, 2]", "cores: [4]").replace("size: [8, 10]", "size: 12")
             .replace("[pure-mpi, hybrid-1]", "[4x1, 1x4]") + "oversubscribe: true\n")
@@ -140,12 +148,14 @@ def test_the_shipped_studies_are_there():
     assert {"local.yaml", "thesis-md.yaml", "chow-hysom.yaml", "lammps-lj.yaml"} <= {p.name for p in SHIPPED}
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_shipped_studies_are_valid(path):
     """Each on its own (the largest plan their points at 2 cores for seconds), so that test workers share them."""
     assert expand(spec.load(path, cores_per_node=2)), path
 
 
+@pytest.mark.kernel
 def test_a_fixed_three_value_option_is_one_value_for_md_and_spmv():
     """grid: [2, 1, 1] is one grid, not a sweep of three; a list of grids sweeps them."""
     md = expand(parse(BASE.replace("  steps: 20\n", "  steps: 20\n  grid: [2, 1, 1]\n")
@@ -161,6 +171,7 @@ def test_a_fixed_three_value_option_is_one_value_for_md_and_spmv():
     assert [p.params["grid"] for p in swept] == [[1, 1, 1], [0, 0, 0]]
 
 
+@pytest.mark.kernel
 def test_the_kernel_decides_which_grids_fit():
     """The decomposition is the kernel's own (MPI_Dims_create of its MPI library): with --grid 1 0 0 on 8 ranks
     the free dimensions split 8 as 4 x 2, so at -s 6 the 4-way dimension is too thin, where a balanced 2 x 2 x 2
@@ -183,6 +194,7 @@ cores: [1]
 """
 
 
+@pytest.mark.kernel
 def test_relative_paths_are_taken_beside_the_spec_then_from_where_it_runs(tmp_path, monkeypatch):
     """A spec copied with its inputs runs from anywhere; a path with no folder anywhere is refused before running;
     a file named from the current directory (not beside the spec) is left as given."""
@@ -209,6 +221,7 @@ def _write(path, text):
     return path
 
 
+@pytest.mark.kernel
 def test_what_the_kernel_refuses_of_options_together_is_refused_before_running():
     """A construct ompbench does not know passes the option table (a list of words) but not the kernel's own
     check of its options, asked through --check-args."""
@@ -218,6 +231,7 @@ def test_what_the_kernel_refuses_of_options_together_is_refused_before_running()
         parse(text, "o.yaml", cores_per_node=2)
 
 
+@pytest.mark.kernel
 def test_a_stored_campaign_is_judged_by_the_rule_it_ran_by():
     """A campaign's spec carries its whole rule; one stored before it did raced by the sign sequence, 30 blocks."""
     study = parse("study: s\nkernel: md\nconfigurations: [pure-mpi]\ncores: [1]\ndecide: {tie_within: 3%}\n",
@@ -231,6 +245,7 @@ def test_a_stored_campaign_is_judged_by_the_rule_it_ran_by():
     assert (fixed.min_blocks, fixed.max_blocks, fixed.interval, fixed.budget) == (5, 5, "sign", None)
 
 
+@pytest.mark.kernel
 def test_configurations_all_is_every_split_of_the_node():
     study = parse("study: s\nkernel: md\nparams: {size: 12}\nconfigurations: all\ncores: [1, 16]\n", cores_per_node=16)
     assert study.configurations == ("pure-mpi", "8x2", "4x4", "2x8", "hybrid-1")
@@ -239,6 +254,7 @@ def test_configurations_all_is_every_split_of_the_node():
     assert shapes.splits(12) == [(12, 1), (6, 2), (4, 3), (3, 4), (2, 6), (1, 12)]
 
 
+@pytest.mark.kernel
 def test_a_decide_interval_and_a_disturbed_policy_are_checked():
     base = "study: s\nkernel: md\nconfigurations: [pure-mpi]\ncores: [1]\n"
     with pytest.raises(SpecError, match="interval must be one of both, huber, sign, got 'hubre' \\(did you mean 'huber'"):
@@ -247,6 +263,7 @@ def test_a_decide_interval_and_a_disturbed_policy_are_checked():
     assert parse(base + "disturbed: rerun\n", cores_per_node=2).disturbed == "rerun"
 
 
+@pytest.mark.kernel
 def test_a_rule_that_can_never_decide_is_warned_of_with_the_blocks_it_needs():
     from hybridperf.study.expand import undecidable
 

@@ -5,6 +5,8 @@ import pytest
 
 from conftest import run_kernel_in
 
+pytestmark = pytest.mark.kernel
+
 FACE, EDGE, CORNER = "face", "edge", "corner"
 
 

@@ -8,6 +8,8 @@ import pytest
 from hybridperf import profile
 from hybridperf.launch import kernels
 
+pytestmark = pytest.mark.kernel
+
 
 @pytest.fixture(scope="module")
 def stream_binary():
@@ -29,7 +31,6 @@ def test_bandwidth_counts_the_named_bytes_and_the_check_passes(stream_binary, tm
     for name, arrays in (("copy", 2), ("scale", 2), ("add", 3), ("triad", 3)):
         seconds = p["regions"][name]["time"]["max"]
         assert s["bandwidth_GBps"][name] == pytest.approx(arrays * 8 * 2e6 / seconds * 1e-9)
-        assert s["bandwidth_GBps"][name] > 0.1
 
 
 @pytest.mark.parametrize("args,message", [(["-s", "0"], "--size must be >= 1, got 0"),

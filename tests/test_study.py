@@ -16,6 +16,8 @@ from hybridperf.store.db import RunRecord, Store
 from hybridperf.study import spec as specs
 from hybridperf.study.run import run_study
 
+pytestmark = pytest.mark.kernel
+
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 
 TINY = """study: tiny
@@ -158,7 +160,7 @@ class Scripted:
     """A backend whose runs take scripted times: pure MPI 1 s, 2x1 1 s ± 1% by block (a lead the ±95% band of
     RACE holds whatever the machine's load)."""
 
-    name = "local"
+    name, exact = "local", False
 
     def launch_line(self, plan):
         return "scripted"

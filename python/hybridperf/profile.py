@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 
 SCHEMA_ID = "hybridperf.profile/1"
+FILE = "_file"  # where the reader of a results directory notes a profile's file, for warnings to name the run
 
 
 class ProfileError(ValueError):

@@ -127,7 +127,7 @@ def every_split(cores_per_node: int) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class Point:
+class DesignPoint:
     """One configuration at one scale of a design."""
 
     configuration: str
@@ -160,7 +160,7 @@ class Design:
         """Parameters set per configuration: they say how a problem is run, not which problem it is."""
         return {k for params in self.configuration_params.values() for k in params}
 
-    def points(self) -> list[Point]:
+    def points(self) -> list[DesignPoint]:
         """Every configuration at every scale where it exists, scales outermost."""
         out = []
         for scale in self.scales:
@@ -170,5 +170,5 @@ class Design:
                     n, r, t = shape(config, self.cores_per_node, **where)
                 except NotApplicable:
                     continue
-                out.append(Point(config, scale, n, r, t))
+                out.append(DesignPoint(config, scale, n, r, t))
         return out

@@ -16,7 +16,7 @@ from hybridperf.shapes import NAMED_CONFIGURATIONS, NotApplicable, shape
 
 
 @dataclass(frozen=True)
-class Split:
+class RanksThreads:
     ranks: int
     threads: int
 
@@ -24,24 +24,24 @@ class Split:
         return f"{self.ranks}x{self.threads}"
 
 
-def parse_split(text: str) -> Split:
+def parse_split(text: str) -> RanksThreads:
     """'2x1' -> 2 ranks x 1 thread."""
     match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
     if not match or int(match[1]) < 1 or int(match[2]) < 1:
         raise ValueError(f"'{text}' is not RANKSxTHREADS with both at least 1 (e.g. 2x1)")
-    return Split(int(match[1]), int(match[2]))
+    return RanksThreads(int(match[1]), int(match[2]))
 
 
-def default_splits(cores: int) -> list[Split]:
+def default_splits(cores: int) -> list[RanksThreads]:
     """1x1, then the thesis's three configurations on one node (pure MPI, hybrid-1, hybrid-2), shaped as
     everywhere else (`shapes.shape`); a configuration that does not exist or repeats another is left out."""
-    splits = [Split(1, 1)]
+    splits = [RanksThreads(1, 1)]
     for name in NAMED_CONFIGURATIONS:
         try:
             _, ranks, threads = shape(name, cores, cores=cores)
         except NotApplicable:
             continue
-        splits.append(Split(ranks, threads))
+        splits.append(RanksThreads(ranks, threads))
     return list(dict.fromkeys(splits))
 
 
@@ -50,9 +50,9 @@ def communication_seconds(profile: dict[str, Any]) -> float:
     return sum(profile["regions"][n]["time"]["max"] for n in names if n in profile["regions"])
 
 
-def comparison_rows(runs: list[tuple[Split, dict[str, Any]]]) -> list[dict[str, Any]]:
+def comparison_rows(runs: list[tuple[RanksThreads, dict[str, Any]]]) -> list[dict[str, Any]]:
     """One row per run: loop time, speedup over the 1x1 run (if any), communication share, bytes."""
-    base = next((p for s, p in runs if s == Split(1, 1)), None)
+    base = next((p for s, p in runs if s == RanksThreads(1, 1)), None)
     base_time = figure(base, "loop_time") if base else None
     rows = []
     for split, p in runs:

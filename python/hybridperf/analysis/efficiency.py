@@ -115,7 +115,7 @@ class RoleTimes:
 
 
 @dataclass
-class Row:
+class EfficiencyRow:
     problem: dict[str, Any]
     size: float | None  # the problem size the kernel states (analysis.scaling), if it does
     nodes: int
@@ -176,7 +176,7 @@ def _communicating(times: RoleTimes, nodes: int) -> Summary:
     return times.comm
 
 
-def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str] = frozenset()) -> list[Row]:
+def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: set[str] = frozenset()) -> list[EfficiencyRow]:
     """One row per (problem, node count) that has at least one role measured; `ignored` parameters
     (those a spec sets per configuration) do not distinguish problems."""
     if any("comm" not in r["profile"] for r in runs if r.get("profile")):
@@ -215,12 +215,12 @@ def efficiency_rows(runs: list[dict[str, Any]], cores_per_node: int, ignored: se
                       lambda: e_mp(_communicating(t["hyb"], nodes), t["mpi"].comm), paired, missing)
         ratios = {who: rt.comm.mean / rt.comp.mean for who, rt in t.items() if rt and rt.comp.mean}
         params, size = json.loads(problem)
-        rows.append(Row(params, size, nodes, nt, mt, cache, ni, mp, ratios, paired, missing,
+        rows.append(EfficiencyRow(params, size, nodes, nt, mt, cache, ni, mp, ratios, paired, missing,
                         {who: rt.message_bytes for who, rt in t.items() if rt}))
     return rows
 
 
-def reading(rows: list[Row]) -> str:
+def reading(rows: list[EfficiencyRow]) -> str:
     """One paragraph on what limits the hybrid version, from the parameters measured."""
     def mean(name: str) -> float | None:
         values = [getattr(r, name).value for r in rows if getattr(r, name)]

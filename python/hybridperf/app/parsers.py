@@ -115,7 +115,7 @@ def gromacs_regions(text: str) -> Regions:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class SelfCheck:
     """The line in which a program judges its own result (NPB's `Verification = SUCCESSFUL`): its named group
     `value` reads `passed` on a good run."""
 
@@ -155,7 +155,7 @@ class Parser:
     regions: RegionReader
     communication: tuple[str, ...]  # regions that are communication (the rest: computation)
     check: str  # a pattern a finished run prints
-    verdict: Verdict | None = None  # the program's own judgement of its result, a check the run must pass
+    verdict: SelfCheck | None = None  # the program's own judgement of its result, a check the run must pass
     facts: tuple[Fact, ...] = ()  # what the program says of its run, kept in the profile
     processes: str | None = None  # the fact that counts its processes: checked against the run's ranks
     threads: str | None = None  # the fact that counts its threads in all: checked against ranks x threads
@@ -176,7 +176,7 @@ def npb_mz() -> Parser:
          FigureRule("mops_total", summary.format(r"Mop/s total", NUMBER), "Mop/s", "higher"),
          FigureRule("mops_per_thread", summary.format(r"Mop/s/thread", NUMBER), "Mop/s", "higher")),
         "loop_time", no_regions, (), r"^ \S+ Benchmark Completed\.",
-        Verdict("verification", summary.format("Verification", r"\w+"), "SUCCESSFUL"),
+        SelfCheck("verification", summary.format("Verification", r"\w+"), "SUCCESSFUL"),
         (Fact("class", summary.format("Class", r"\w+")),
          Fact("zones_x", r"^\s*Number of zones: +(?P<value>\d+) x +\d+\s*$"),
          Fact("zones_y", r"^\s*Number of zones: +\d+ x +(?P<value>\d+)\s*$"),

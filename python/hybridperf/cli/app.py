@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from hybridperf import __version__
 from hybridperf.analysis import affinity, compare, failure
@@ -28,12 +27,12 @@ from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
 from hybridperf.launch.runner import (default_profile_path, execute, execute_copies, prepare, prepare_copies,
                                       RunOutcome)
 from hybridperf.profile import figure
-from hybridperf.report import terminal as summary
+from hybridperf.report import machine_table, terminal as summary
 from hybridperf.shapes import ALL
 from hybridperf.store.db import Store
 from hybridperf.study import adhoc
 from hybridperf.study.expand import undecidable
-from hybridperf.study.backends.local import LocalBackend
+from hybridperf.study.registry import backend_for
 from hybridperf.study.run import run_study
 from hybridperf.study.spec import duration, fraction
 
@@ -70,35 +69,16 @@ def info(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")]
             found[k] = {"path": str(path), **kernels.build_info(path)}
         except kernels.KernelNotFound as err:
             found[k] = {"error": str(err)}
-    launchers = {f: kernels.launcher_version(f) for f in FLAVORS}
+    data = {
+        "machine": {**m.__dict__, "caches": [c.__dict__ for c in m.caches], "sites": [s.__dict__ for s in m.sites]},
+        "launchers": {f: kernels.launcher_version(f) for f in FLAVORS},
+        "kernels": found,
+    }
     if as_json:
-        data = {
-            "machine": {**m.__dict__, "caches": [c.__dict__ for c in m.caches], "sites": [s.__dict__ for s in m.sites]},
-            "launchers": launchers,
-            "kernels": found,
-        }
         print(strict_json(data, indent=2))
         return
-    table = Table(title=f"Machine {m.hostname} (from {m.source})", show_header=False)
-    table.add_row("packages", str(m.packages))
-    table.add_row("cores", f"{m.cores} ({m.cores_per_package} per package)")
-    table.add_row("hardware threads", f"{m.pus} ({m.threads_per_core} per core)")
-    table.add_row("NUMA nodes", str(m.numa_nodes))
-    for c in m.caches:
-        size = f"{c.size_bytes / 1024:.0f} KiB" if c.size_bytes < 1 << 20 else f"{c.size_bytes / (1 << 20):.0f} MiB"
-        table.add_row(f"L{c.level} {c.kind}", f"{size} x {c.count} (shared by {c.cores_sharing} core(s))")
-    for flavor, version in launchers.items():
-        table.add_row(f"launcher {flavor}", version)
-    for k, d in found.items():
-        if "error" in d:
-            table.add_row(f"kernel {k}", d["error"])
-        else:
-            b = d["build"]
-            table.add_row(f"kernel {k}", d["path"])
-            table.add_row("  MPI library", f"{b['mpi_library']} (MPI {b['mpi_standard']})")
-            table.add_row("  OpenMP", f"{b['openmp_runtime']}, OpenMP {b['openmp_version']}")
-            table.add_row("  compiler", f"{b['compiler']}: {b['flags']}")
-    console.print(table)
+    shown = {**data["machine"], "cores_per_package": m.cores_per_package, "threads_per_core": m.threads_per_core}
+    console.print(summary.rich_table(*machine_table.table(shown, data["launchers"], found), left=2))
 
 
 @app.command(
@@ -227,7 +207,7 @@ def compare_splits(
     try:
         cores = machine.local_machine().cores
         if splits == ALL:
-            chosen = [compare.Split(r, t) for r, t in shapes.splits(cores)]
+            chosen = [compare.RanksThreads(r, t) for r, t in shapes.splits(cores)]
         else:
             chosen = [compare.parse_split(s) for s in splits.split(",")] if splits else compare.default_splits(cores)
         chosen = list(dict.fromkeys(chosen))
@@ -243,7 +223,7 @@ def compare_splits(
         for line in undecidable(st):
             errors.print(f"[yellow]warning:[/yellow] {line}", highlight=False)
         with Store(directory) as store:
-            outcome = run_study(st, store, LocalBackend(st, directory), console, "hybridperf compare", quiet.check())
+            outcome = run_study(st, store, backend_for(st, directory), console, "hybridperf compare", quiet.check())
             runs = store.runs(st.name, outcome.campaign)
     except USER_ERRORS as err:
         user_error(err)
@@ -265,7 +245,7 @@ def compare_splits(
     console.print(f"runs stored in {directory} (hybridperf report {directory})")
 
 
-def _median_run(runs: list[dict], split: compare.Split) -> dict | None:
+def _median_run(runs: list[dict], split: compare.RanksThreads) -> dict | None:
     """The profile of the split's run whose loop time is the median of its ok runs (the lower of the middle two)."""
     ok = [r["profile"] for r in runs if r["status"] == "ok" and r["profile"]
           and (r["ranks_per_node"], r["threads"]) == (split.ranks, split.threads)]

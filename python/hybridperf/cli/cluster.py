@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from hybridperf import cluster, profile
 from hybridperf.analysis import failure
@@ -18,6 +18,7 @@ from hybridperf.files import write_atomic
 from hybridperf.launch import quiet, runner
 from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import local_machine
+from hybridperf.report import cluster_table
 from hybridperf.report.terminal import rich_table
 
 cluster_app = typer.Typer(help="Cluster descriptions (yours, then the shipped presets) and their SimGrid platforms.",
@@ -55,23 +56,9 @@ def show_command(name: Annotated[str, typer.Argument(help="A description's name 
     spec = _load(name)
     console.print(f"[bold]{spec.name}[/bold] ({name}): {spec.description}. Modelled as {spec.nodes} nodes of "
                   f"{spec.sockets} x {spec.cores_per_socket} cores.")
-    table = Table()
-    for col in ("figure", "value", "source"):
-        table.add_column(col, overflow="fold")
-    for label, figure in spec.figures().items():
-        swept = f"; plausible ×{figure.range[0]:g}–×{figure.range[1]:g}: {figure.range_source}" if figure.range else ""
-        table.add_row(label, figure.text, "[yellow]assumed[/yellow]" + (f": {figure.source}" if figure.source else "")
-                      + swept if figure.assumed else figure.source)
-    topology = spec.topology
-    table.add_row("topology", " ".join([topology.kind, *map(str, topology.parameters)]),
-                  "[yellow]assumed[/yellow]" if topology.assumed else topology.source)
-    if spec.noise:
-        noise = spec.noise
-        table.add_row("noise (with --noise-seed)", f"every {noise.interval_text}: speed 1/(1+x), x of "
-                      f"{', '.join(f'{x:g}' for x in noise.slowdowns)}",
-                      "[yellow]assumed[/yellow]" + (f": {noise.source}" if noise.source else "") if noise.assumed
-                      else noise.source)
-    console.print(table)
+    console.print(rich_table(*cluster_table.table({label: asdict(f) for label, f in spec.figures().items()},
+                                                  asdict(spec.topology), asdict(spec.noise) if spec.noise else None),
+                             left=3))
 
 
 @cluster_app.command("platform")

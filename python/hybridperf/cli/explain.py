@@ -4,12 +4,12 @@ names the parts that differ (simulate.recommend.Side); and each method's winner.
 
 from __future__ import annotations
 
-from rich.table import Table
-
 from hybridperf.cli.ui import console, fail
 from hybridperf.models.split import PARTS
 from hybridperf.predict.answer import IDLE, name
 from hybridperf.predict.question import Posed
+from hybridperf.report import explain_table
+from hybridperf.report.terminal import rich_table
 from hybridperf.simulate import recommend
 
 
@@ -34,21 +34,9 @@ def explain(closed: Posed, replayed: Posed) -> None:
 
 
 def _print_sides(nodes: int, sides: list[recommend.Side], winner, margin: float) -> None:
-    table = Table(title=f"{nodes} node{'s' if nodes > 1 else ''}: closed form | simulation, seconds (totals ± 2 SD)")
-    for col in ("split", *PARTS, recommend.REST, "total", "differ in"):
-        table.add_column(col, justify="left" if col in ("split", "differ in") else "right")
-    for side in sides:
-        total = sum(side.simulated.values())
-
-        def shown(seconds: float) -> str:  # a replay's differences leave rounding crumbs: nothing, to a millionth
-            return f"{seconds:.4g}" if abs(seconds) > 1e-6 * total else "0"
-
-        cells = [f"{shown(side.closed[p])} | {shown(side.simulated[p])}" for p in PARTS]
-        totals = (f"{sum(side.closed.values()):.4g}±{2 * side.closed_sd:.2g} | {total:.4g}"
-                  + (f"±{2 * side.simulated_sd:.2g}" if side.simulated_sd else ""))
-        table.add_row(name(side.split), *cells, f"– | {shown(side.simulated[recommend.REST])}", totals,
-                      ", ".join(side.differing()) if side.disagree else "agree")
-    console.print(table)
+    priced = [(name(side.split), side.closed, side.closed_sd, side.simulated, side.simulated_sd,
+               side.differing() if side.disagree else []) for side in sides]
+    console.print(rich_table(*explain_table.table(nodes, recommend.REST, priced)))
     for side in sides:
         if side.disagree:
             diffs = side.differences()

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from hybridperf.cli.ui import console, fail
 from hybridperf.files import write_atomic
 from hybridperf.potentials import params, setfl
+from hybridperf.report import potential_table
+from hybridperf.report.terminal import rich_table
 
 potential_app = typer.Typer(help="Analytic potentials tabulated as LAMMPS eam/fs (setfl) files (docs/potentials.md).",
                             no_args_is_help=True)
@@ -19,16 +20,14 @@ potential_app = typer.Typer(help="Analytic potentials tabulated as LAMMPS eam/fs
 @potential_app.command("list")
 def list_command() -> None:
     """Every form that can be written: its elements, source and parameter file."""
-    table = Table(title=f"Analytic potentials in {params.DATA}")
-    for col in ("form", "potential", "elements", "source", "parameters"):
-        table.add_column(col, overflow="fold")
+    found = []
     for form in params.FORMS:
         try:
             p = params.load(form)
         except params.PotentialError as err:
             fail(str(err))
-        table.add_row(form, p.title, ", ".join(p.elements), p.citation, p.path)
-    console.print(table)
+        found.append((form, p.title, list(p.elements), p.citation, p.path))
+    console.print(rich_table(*potential_table.table(str(params.DATA), found), left=5))
 
 
 @potential_app.command("write")

@@ -6,7 +6,6 @@ reads the results directory and prints; the answering is predict's."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -16,8 +15,8 @@ from hybridperf.cli.ui import console, errors, fail
 from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import render
 from hybridperf.predict.answer import METHODS, Unanswerable
-from hybridperf.predict.question import Calibration, KERNELS, measured_study, modelled, Posed, Question, \
-    recommendation, simulated
+from hybridperf.predict.holdings import calibration_of, replayed_app, study_sections
+from hybridperf.predict.question import KERNELS, measured_study, modelled, NONE, Question, recommendation, simulated
 from hybridperf.report.terminal import rich_table
 
 
@@ -85,18 +84,18 @@ def recommend_command(
         fail(f"--html {html}: no folder {html.parent}")
     q = _question(by, cluster, kernel, size, steps, work_seconds, nodes, thread_loss, future, window, explain,
                   calibration)
-    cal = _calibration(calibration) if calibration else Calibration([], [], [])
     try:
+        cal = calibration_of(calibration) if calibration else NONE
         if explain:
             from hybridperf.cli.explain import explain as explained
 
             explained(modelled(q, cal), simulated(q, cal, progress))
             return
         if by == "simulation" and kernel == "app":
-            posed = _replayed(calibration, study, cluster)
+            posed = replayed_app(calibration, study, cluster, progress)
         else:
             posed = (modelled(q, cal) if by == "model" else simulated(q, cal, progress) if by == "simulation"
-                     else measured_study(*_study_of(calibration, study), size, cluster))
+                     else measured_study(*study_sections(calibration, study), size, cluster))
         for warning in posed.warnings:
             progress(f"hybridperf: warning: {warning}")
         rec = recommendation(q, posed, cal, progress)
@@ -168,63 +167,3 @@ def _question(by: str, cluster: str, kernel: str, size: int | None, steps: int |
             fail(f"{', '.join(given)}: not for --by measured, which answers for the machine and problem its study "
                  "ran")
     return Question(cluster, kernel, size, steps, counts, work_seconds, thread_loss, future, window)
-
-
-def _replayed(directory: Path, name: str | None, cluster_name: str) -> Posed:
-    """The app study's traced runs replayed on the cluster — stored beside it as `<study>-on-<cluster>`, as
-    `hybridperf simulate SPEC --cluster` stores them — and raced as they ran."""
-    from hybridperf import cluster as clusters
-    from hybridperf.cli.study import stored
-    from hybridperf.simulate import app_replay, app_study
-    from hybridperf.simulate.replay import SimGridMissing
-
-    found = stored(directory, name)
-    if found.study.kernel != "app":
-        raise Unanswerable(f"study {found.study.name} runs {found.study.kernel}, not your program: --kernel app "
-                           "replays an app study's traces (docs/apps.md)")
-    try:
-        described = clusters.load(clusters.THIS_MACHINE if cluster_name == "this" else cluster_name)
-        done = app_study.replay_study(found.study, directory, described, 1.0, None, progress)
-    except (SimGridMissing, clusters.ClusterError, app_study.NothingToReplay, app_replay.NotReplayable) as err:
-        raise Unanswerable(str(err)) from None
-    for line in done.skipped:
-        progress(f"hybridperf: not replayed: {line}")
-    return measured_study(*_study_of(directory, done.study), None, replayed_on=described.name)
-
-
-def _study_of(directory: Path, name: str | None) -> tuple[str, list]:
-    from hybridperf.cli.study import stored
-
-    found = stored(directory, name)
-    return found.study.name, found.sections()
-
-
-def _calibration(directory: Path) -> Calibration:
-    """The results directory's ok profiles (`hybridperf run` writes runs/, studies write profiles/), oldest first,
-    each with its file noted (for warnings to name it); its studies' latest campaigns; every run it stores."""
-    from hybridperf.cli.study import open_store, stored
-    from hybridperf.models import calibrate
-
-    profiles = []
-    for path in [*directory.glob("runs/*.json"), *directory.glob("profiles/*.json")]:
-        try:
-            profile = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(profile, dict) and profile.get("status") == "ok" and "run" in profile:
-            profiles.append({**profile, calibrate.FILE: str(path)})
-    if not profiles:
-        fail(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for the "
-             "calibration runs")
-    profiles.sort(key=lambda p: p["run"].get("start_time", ""))
-    copies = [p for p in profiles if "copy" in p["run"]]  # they price the node's efficiency, nothing else
-    profiles = [p for p in profiles if "copy" not in p["run"]]
-    if not (directory / "results.db").exists():
-        return Calibration(profiles, [], [], copies)
-    with open_store(directory) as store:
-        names, runs = store.studies(), store.runs()
-        # a warm-up's profile, or one of a block run again, counts nowhere: not in a race, not beside a prediction
-        uncounted = {(directory / r["profile_path"]).resolve() for r in store.runs(warmups=True)
-                     if (r["warmup"] or r["superseded"]) and r["profile_path"]}
-    profiles = [p for p in profiles if Path(p[calibrate.FILE]).resolve() not in uncounted]
-    return Calibration(profiles, [(name, stored(directory, name).sections()) for name in names], runs, copies)

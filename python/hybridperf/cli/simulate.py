@@ -5,21 +5,22 @@ chain at scale (docs/mixbench.md)."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from hybridperf import cluster
 from hybridperf.cli.simulate_app import replay_app
-from hybridperf.cli.study import _node_cores, _report
+from hybridperf.cli.study import _report
+from hybridperf.study.registry import cores_per_node
 from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import contests as moves, outcomes as swept_outcomes
+from hybridperf.report import chain_tables, moves_table, seeds_tables
+from hybridperf.report.terminal import rich_table
 from hybridperf.simulate import app_replay, app_study, chain, rules, study as simulation, validate as validation, validate_spmv
 from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.outcome import Declared, text as figure_text
@@ -127,7 +128,7 @@ def simulate(
             fail("--cluster NAME is needed: one of " + ", ".join(cluster.names()))
         if speed <= 0:
             fail(f"--speed is the cluster's core speed over this machine's, above 0; got {speed:g}")
-        measured = spec.load(target, cores_per_node=_node_cores)
+        measured = spec.load(target, cores_per_node=cores_per_node)
         if measured.kernel == "app":
             _app(measured, cluster.load(cluster_name), results, speed, ranks_per_node,
                  cores=cores, steps=steps, costs=costs, sensitivity=sensitivity, noise_seed=noise_seed is not None)
@@ -183,22 +184,17 @@ def _app(study: spec.Study, described: cluster.ClusterSpec, results: Optional[Pa
     _report(directory, name, directory / f"report-{described.key}.html")
 
 
-def _sensitivity(described: cluster.ClusterSpec, stored: list, backend: SimGridBackend) -> list[moves.Point]:
+def _sensitivity(described: cluster.ClusterSpec, stored: list, backend: SimGridBackend) -> list[moves.ContestMoves]:
     """The moves of the points this invocation replayed."""
     return moves.points(stored, backend.ran, described, backend.models_on, backend.plan_of,
                         progress=lambda line: errors.print(line, highlight=False))
 
 
-def _show_sensitivity(found: list[moves.Point], described: cluster.ClusterSpec, path: Path) -> None:
-    table = Table(title=f"What would change the simulated answer on {described.name}: does halving (÷2) or doubling "
-                        "(×2) an input make the runner-up win? (≤÷2, ≤×2: yes, at or before it; – neither)")
-    for col in ("parameters", "cores", "winner", "runner-up", "margin", *moves.inputs(described)):
-        table.add_column(col, overflow="fold")
-    for p in found:
-        c = p.contest
-        table.add_row(c.params, str(c.cores), ",".join(c.winner.configurations), ",".join(c.runner_up.configurations),
-                      f"{100 * p.margin:.1f}%", *(p.moves[k].text() for k in moves.inputs(described)))
-    console.print(table)
+def _show_sensitivity(found: list[moves.ContestMoves], described: cluster.ClusterSpec, path: Path) -> None:
+    inputs = moves.inputs(described)
+    contests = [(p.contest.params, p.contest.cores, p.contest.winner.configurations,
+                 p.contest.runner_up.configurations, p.margin, [p.moves[k].text() for k in inputs]) for p in found]
+    console.print(rich_table(*moves_table.table(described.name, inputs, contests), left=len(inputs) + 5))
     write_atomic(path, moves.csv_text(found, described))
     console.print(f"sensitivity: {path}")
 
@@ -212,34 +208,18 @@ def _chain(described: cluster.ClusterSpec, cores: tuple[int, ...] | None, sizes:
     if as_json:
         print(strict_json(chain.as_json(points, described)))
         return
-    title = (f"IMB Sendrecv chain on {described.name}, simulated ({described.cores_per_node} ranks per node; "
-             "t = t_max per iteration)")
-    overhead = Table(title=f"{title}: the 0-byte time against the rank count")
-    for col in ("ranks", "Sendrecv (us)", "Send+Irecv+Wait (us)", f"Sendrecv / at {counts[0]}"):
-        overhead.add_column(col, justify="right")
-    found = chain.overheads(points)
-    for p in counts:
-        send, split = found[p]["sendrecv"], found[p]["send_irecv_wait"]
-        overhead.add_row(str(p), f"{1e6 * send:.3f}", f"{1e6 * split:.3f}",
-                         f"{send / found[counts[0]]['sendrecv']:.2f}")
-    console.print(overhead)
-    bandwidth = Table(title=f"{title}: Sendrecv bandwidth, 2 x bytes / t_max (MB/s), per size (rows) and rank "
-                            "count (columns)")
-    for col in ("bytes", *map(str, counts)):
-        bandwidth.add_column(col, justify="right")
-    by = {(q.ranks, q.bytes): q for q in points if q.loop == "sendrecv"}
-    for size in sizes:
-        bandwidth.add_row(str(size), *(f"{by[p, size].bandwidth_MBps:,.0f}" for p in counts))
-    console.print(bandwidth)
+    console.print(rich_table(*chain_tables.overheads(described.name, described.cores_per_node, counts,
+                                                     chain.overheads(points)), left=0))
+    by = {(q.ranks, q.bytes): q.bandwidth_MBps for q in points if q.loop == "sendrecv"}
+    console.print(rich_table(*chain_tables.bandwidth(described.name, described.cores_per_node, counts, sizes, by),
+                             left=0))
 
 
 WIDE_TABLE = 160  # columns from which validate's table gives each claim's source beside it
 
 
 def _title(window: int) -> str:
-    return (f"The seeds at their scale, simulated (MD: {validation.SIZE}^3 fcc cells, {window} of {validation.STEPS} "
-            f"steps; SPMV: {validate_spmv.WINDOW} of {validate_spmv.CALLS} calls); MD and DL_POLY communication timed "
-            f"as the seeds' timers did: rank 0's seconds inside the calls (Table 5.1: every rank's)")
+    return seeds_tables.title(validation.SIZE, window, validation.STEPS, validate_spmv.WINDOW, validate_spmv.CALLS)
 
 
 def _validate(chosen: list[Declared], as_json: bool, window: int) -> None:
@@ -249,16 +229,10 @@ def _validate(chosen: list[Declared], as_json: bool, window: int) -> None:
         print(strict_json(validation.as_json(found)))
         return
     # a claim's source is a paragraph: beside six columns it wraps to a word a line unless the terminal is wide
-    wide, closed_form = console.width >= WIDE_TABLE, any(o.closed_form for o in found)
-    table = Table(title=_title(window))
-    for col in ("claim", "published", "simulated", "rule", "held out", "reproduced",
-                *(("closed-form model",) if closed_form else ())):
-        table.add_column(col)
-    for o in found:
-        table.add_row(f"{o.claim}\n[dim]{o.source}[/dim]" if wide else o.claim, figure_text(o.published),
-                      figure_text(o.simulated), rules.describe(o.rule, o.tolerance), "yes" if o.held_out else "no",
-                      "yes" if o.reproduced else "[red]no[/red]", *((o.closed_form or "-",) if closed_form else ()))
-    console.print(table)
+    wide = console.width >= WIDE_TABLE
+    judged = [(o.claim, o.source, figure_text(o.published), figure_text(o.simulated),
+               rules.describe(o.rule, o.tolerance), o.held_out, o.reproduced, o.closed_form) for o in found]
+    console.print(rich_table(*seeds_tables.claims(_title(window), judged, wide), left=7))
     reproduced = [o for o in found if o.reproduced]
     console.print(f"{len(reproduced)} of {len(found)} outcomes reproduced, {sum(o.held_out for o in reproduced)} of "
                   f"them held out ({sum(o.held_out for o in found)} of {len(found)} held out); rules and published "
@@ -277,31 +251,13 @@ def _validate_sensitivity(chosen: list[Declared], as_json: bool, window: int, gr
     if as_json:
         print(strict_json(swept_outcomes.as_json(found)))
         return
-    table = Table(title=_title(window) + ": where each rule holds as one assumed input moves across its declared "
-                  f"range, the others nominal ({grid} point{'s' if grid > 1 else ''} a side, then "
-                  f"{swept_outcomes.BISECTIONS} bisections)")
-    for col in ("outcome", "reproduced", "assumed input", "nominal", "range", "rule holds over"):
-        table.add_column(col, overflow="fold")
     wide = console.width >= WIDE_TABLE
-    for s in found:
-        o = s.outcome
-        verdict = "yes" if o.reproduced else "[red]no[/red]"
-        rows = s.sensitivity or [None]
-        for k, h in enumerate(rows):
-            first = k == 0
-            table.add_row(o.name if first else "", verdict if first else "",
-                          *(("-", "-", "-", "no assumed input with a declared range") if h is None else
-                            (h.input, h.nominal if wide else first_clause(h.nominal), f"×{h.range[0]:g}–×{h.range[1]:g}",
-                             h.text() if h.holds_everywhere or not o.reproduced else f"[yellow]{h.text()}[/yellow]")))
-    console.print(table)
+    outcomes = [(s.outcome.name, s.outcome.reproduced, [(h.input, h.nominal, h.range, h.text()) for h in s.sensitivity])
+                for s in found]
+    console.print(rich_table(*seeds_tables.swept(_title(window), grid, swept_outcomes.BISECTIONS, outcomes, wide),
+                             left=6))
     steady = [s for s in found if s.outcome.reproduced and all(h.holds_everywhere for h in s.sensitivity)]
     console.print(f"{sum(s.outcome.reproduced for s in found)} of {len(found)} outcomes reproduced at the nominal "
                   f"inputs, {len(steady)} of them across every declared range; ranges and their sources in "
                   "clusters/*.yaml and resources/data/validate-outcomes.yaml (docs/simulation.md)" +
                   ("" if wide else f"; each input's whole source: --json, or a terminal {WIDE_TABLE} columns wide"))
-
-
-def first_clause(source: str) -> str:
-    """Where an input comes from, to its first parenthesis, colon or semicolon: 'thesis Table 4.8 (the md code's
-    ...)' -> 'thesis Table 4.8', for a table a terminal can hold; a figure ('0.5us') as it is."""
-    return re.split(r" ?[(:;]", source, maxsplit=1)[0].strip() or source

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.table import Table
-
 from hybridperf import cluster
 from hybridperf.cli.ui import console, errors
+from hybridperf.report import replay_table
+from hybridperf.report.terminal import rich_table
 from hybridperf.simulate import app_study
 from hybridperf.study.spec import Study
 
@@ -20,22 +20,9 @@ def replay_app(study: Study, described: cluster.ClusterSpec, results: Path, spee
                                   say=lambda line: errors.print(line, highlight=False))
     for line in done.skipped:
         errors.print(f"[yellow]not replayed:[/yellow] {line}", highlight=False)
-    core = "as measured" if speed == 1 else f"{speed:g}x this machine's"
-    placed = sorted({r.ranks_per_node for _, r in done.runs})
-    table = Table(title=f"{study.name} replayed on {described.name} ({'/'.join(map(str, placed))} ranks per node, "
-                        f"cores {core}) and on an ideal network: seconds from MPI_Init to MPI_Finalize (ratio: "
-                        "replayed / measured), POP's transfer and serialization efficiency")
-    table.add_column("split", no_wrap=True)
-    for col in ("cores", "block", "measured", "replayed", "ideal", "ratio", "transfer", "serial."):
-        table.add_column(col, justify="right")
-    for run, r in done.runs:
-        rank_times = run["profile"].get("rank_times")
-        measured = max(rank_times["elapsed"]) if rank_times else None
-        table.add_row(" = ".join(run["configurations"]), str(run["ranks"] * run["threads"]), str(run["repeat"]),
-                      f"{measured:.4g}" if measured else "-", f"{r.seconds:.4g}", f"{r.ideal_seconds:.4g}",
-                      f"{r.seconds / measured:.3f}" if measured else "-", f"{r.transfer_efficiency:.3f}",
-                      f"{r.serialization_efficiency:.3f}")
-    console.print(table)
+    replays = [(run, r.ranks_per_node, r.seconds, r.ideal_seconds, r.transfer_efficiency, r.serialization_efficiency)
+               for run, r in done.runs]
+    console.print(rich_table(*replay_table.table(study.name, described.name, speed, replays), whole=1))
     console.print(f"{done.study}: {len(done.runs)} runs replayed, {len(done.skipped)} not; results in "
                   f"{results / 'results.db'}")
     return done.study

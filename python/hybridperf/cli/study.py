@@ -2,55 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
 
-from hybridperf.analysis import disturbed, efficiency as eff, sections as analysis
+from hybridperf.analysis import disturbed, efficiency as eff
 from hybridperf.app.launch import command_of
 from hybridperf.files import strict_json
 from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
-from hybridperf.launch import machine, quiet
+from hybridperf.launch import quiet
 from hybridperf.report import html as reporting, terminal, verdicts_json
-from hybridperf.simulate import app_study
 from hybridperf.store import export as exports, thicket as thickets
-from hybridperf.store.db import Campaign, Store, StoreError
+from hybridperf.store.db import Store, StoreError
 from hybridperf.study import spec
 from hybridperf.study.backends import placement_notes
-from hybridperf.study.backends.local import LocalBackend
+from hybridperf.study.registry import backend_for, cores_per_node, kind_of
 from hybridperf.study.expand import expand, races, RunPlan, undecidable
 from hybridperf.study.run import rule_text, run_study
+from hybridperf.study.stored import open_store as open_results, simulated_on, Stored, stored as stored_campaign
 
 results_app = typer.Typer(help="The results store: export it for other tools.", no_args_is_help=True)
-
-
-def _node_cores(backend: str) -> int:
-    """Cores per node when a spec does not say: Slurm's nodes, or this machine."""
-    if backend == "slurm":
-        from hybridperf.study.backends.slurm import node_cores
-
-        return node_cores()
-    return machine.local_machine().cores
 
 
 def with_budget(study: spec.Study, budget: str) -> spec.Study:
     """The study with its rule's budget replaced (its confidence, band and blocks kept)."""
     return replace(study, decide={**asdict(study.rule), "budget": spec.duration(budget, "--budget")})
-
-
-def _backend(study: spec.Study, results: Path):
-    if study.backend == "simgrid":
-        from hybridperf.simulate.backend import SimGridBackend
-
-        return SimGridBackend(study, results, say=lambda line: errors.print(line, highlight=False))
-    if study.backend == "slurm":
-        from hybridperf.study.backends.slurm import SlurmBackend
-
-        return SlurmBackend(study, results)
-    return LocalBackend(study, results)
 
 
 def study(
@@ -69,11 +48,11 @@ def study(
     """Run a study: race the splits at each scale in blocks until each is decided (wins or tie) or the budget is
     spent; every run stored as it ends, in a new campaign each time (an interrupted one resumes)."""
     try:
-        st = spec.load(spec_file, cores_per_node=_node_cores, backend=backend)
+        st = spec.load(spec_file, cores_per_node=cores_per_node, backend=backend)
         if budget is not None:
             st = with_budget(st, budget)
         directory = results or Path(st.results)
-        runner = _backend(st, directory)
+        runner = backend_for(st, directory, say=lambda line: errors.print(line, highlight=False))
         if st.app is not None:  # each program the runs start (BT-MZ's: one per rank count) and its counting
             for plan in one_per_program(st, expand(st)):  # library exist, before anything runs
                 runner.launch(plan)
@@ -89,7 +68,7 @@ def study(
                     print(runner.launch_line(plan))
             console.print(f"{len(found)} race(s); {rule_text(st)}; nothing was run", style="dim")
             return
-        check = quiet.check() if st.backend == "local" else {}
+        check = quiet.check() if kind_of(st.backend).launches else {}
         for warning in check.get("warnings", []):
             errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
         with Store(directory) as store:
@@ -127,55 +106,12 @@ def one_per_program(st: spec.Study, plans: list[RunPlan]) -> list[RunPlan]:
     return list(first.values())
 
 
-@dataclass
-class Stored:
-    """One campaign of a stored study: the spec it ran, its counted runs, how it ended."""
-
-    study: spec.Study
-    runs: list[dict]
-    campaign: Campaign
-    every: list[dict] = field(default_factory=list)  # warm-ups and runs of blocks run again too
-
-    def sections(self) -> list[analysis.Section]:
-        return analysis.analyse(self.study.design, self.runs, self.study.rule,
-                                stopped=self.campaign.ended in ("decided", "budget"))
-
-    def describe(self) -> str:
-        c = self.campaign
-        ended = {"decided": "ended decided", "budget": "ended when its budget was spent",
-                 "interrupted": "interrupted"}.get(c.ended or "", "still running")
-        return f"campaign {c.number} (started {c.started}, {ended}); "
-
-
 def stored(directory: Path, name: str | None, campaign: int | None = None) -> Stored:
     """A stored study's campaign — the latest study and campaign unless named — or a one-line error."""
-    with open_store(directory) as store:
-        names = store.studies()
-        if not names:
-            fail(f"{directory} holds no study (run `hybridperf study SPEC` first)")
-        name = name or default_study(store, names)
-        if name not in names:
-            fail(f"{directory} has no study '{name}' (it has: {', '.join(names)})")
-        try:
-            chosen = store.campaign(name, campaign)
-            return Stored(spec.from_dict(chosen.spec), store.runs(name, chosen.number), chosen,
-                          store.runs(name, chosen.number, warmups=True))
-        except StoreError as err:
-            fail(str(err))
-
-
-def default_study(store: Store, names: list[str]) -> str:
-    """The study a results directory stands for: its latest measured one. A simulated study stored beside it
-    (`hybridperf simulate SPEC`, study NAME-on-CLUSTER) is read only when named (--study), unless it is all there
-    is."""
-    measured = [n for n in names if not simulated_campaign(store.campaign(n))]
-    return (measured or names)[-1]
-
-
-def simulated_campaign(campaign: Campaign) -> bool:
-    """Whether a stored campaign is SimGrid's: planned replays (backend simgrid) or an app's traces replayed on a
-    cluster (simulate.app_study, which notes the cluster in its machine)."""
-    return spec.from_dict(campaign.spec).backend == "simgrid" or app_study.REPLAYED_ON in campaign.machine
+    try:
+        return stored_campaign(directory, name, campaign)
+    except StoreError as err:
+        fail(str(err))
 
 
 def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[dict]]:
@@ -186,10 +122,8 @@ def stored_study(directory: Path, name: str | None) -> tuple[spec.Study, list[di
 
 def open_store(directory: Path) -> Store:
     """The store of an existing results directory, or a one-line error."""
-    if not (directory / "results.db").exists():
-        fail(f"{directory} has no results.db (run `hybridperf study SPEC` first)")
     try:
-        return Store(directory)
+        return open_results(directory)
     except StoreError as err:
         fail(str(err))
 
@@ -204,9 +138,9 @@ def _report(directory: Path, name: str | None, out: Path | None = None, campaign
                  "machine": c.machine}
         print(strict_json(verdicts_json.document(found.study.name, about, sections, found.every)))
         return None
-    simulated = simulated_campaign(found.campaign)
-    on = found.campaign.machine.get(app_study.REPLAYED_ON) or found.study.simgrid.get("cluster")
-    if found.study.backend == "simgrid":  # said first, so that no one reads a replay for a measurement
+    on = simulated_on(found)
+    simulated = on is not None
+    if kind_of(found.study.backend).exact:  # said first, so that no one reads a replay for a measurement
         console.print(f"study {found.study.name}: simulated on {found.study.simgrid.get('cluster')} with SimGrid "
                       "(exact replays under the cluster description's figures)", highlight=False)
     elif simulated:

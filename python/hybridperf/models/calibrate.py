@@ -38,12 +38,12 @@ from typing import Any, Callable
 import numpy as np
 
 from hybridperf.models.split import Cluster, log2_scaled, md_problem, predict, Problem, Split, spmv_problem, ThreadEfficiency
+from hybridperf.profile import FILE
 
 BANDWIDTH_BOUND = {"spmv"}
 HOW_AND_WHERE = {"mode", "profile", "write_data", "dump_forces", "check_decomposition", "no_timers", "no_thread_times",
                  "pair_kernel",  # how forces are computed (the kernel picks AVX-512 where the machine has it): not the problem
                  "plan", "plan_ranks_per_node", "plan_threads"}
-FILE = "_file"  # where the reader of a results directory notes a profile's file, for warnings to name the run
 # A figure measured by one run has no spread of its own; on the shared machines this is built on one run in six
 # or so is 10-50% slow (analysis.race), so one run is taken to be good to about 10%, and marked assumed.
 ONE_RUN_NOISE = 0.10
@@ -80,7 +80,7 @@ def run_name(profile: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class Calibration:
+class Microbenchmarks:
     alpha: float
     beta: float
     par_overhead_s: float
@@ -93,7 +93,7 @@ class Calibration:
 
 
 def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None,
-                streams: list[dict[str, Any]]) -> Calibration:
+                streams: list[dict[str, Any]]) -> Microbenchmarks:
     sources, warnings = [], []
     alpha, beta = 0.4e-6, 1 / 10e9
     if mixbench:
@@ -129,7 +129,7 @@ def calibration(mixbench: dict[str, Any] | None, ompbench: dict[str, Any] | None
             triad[t] = t * triad[1]
     assumed = {"alpha_inter", "beta_inter", "alpha_intra", "beta_intra"} if not mixbench else set()
     assumed |= {"par_overhead"} if not ompbench else set()
-    return Calibration(alpha, beta, overhead, max(threads, 2), triad, tuple(sources), beta_pack, frozenset(assumed),
+    return Microbenchmarks(alpha, beta, overhead, max(threads, 2), triad, tuple(sources), beta_pack, frozenset(assumed),
                        tuple(warnings))
 
 
@@ -169,7 +169,7 @@ def copies_efficiency(profiles: list[dict[str, Any]], copies: list[dict[str, Any
     return Copies(efficiency, source if efficiency else "", tuple(warnings))
 
 
-def this_machine(cal: Calibration, cores: int, bandwidth_bound: bool, copies: Copies = Copies({})) -> Cluster:
+def this_machine(cal: Microbenchmarks, cores: int, bandwidth_bound: bool, copies: Copies = Copies({})) -> Cluster:
     def efficiency(busy: int) -> float:
         if busy in copies.efficiency:
             return copies.efficiency[busy]
@@ -316,7 +316,7 @@ def thread_efficiency(profiles: list[dict[str, Any]], kernel: str,
                             ", ".join(described), noise, tuple(warnings))
 
 
-def predict_splits(serial: dict[str, Any], cal: Calibration, cores: int, copies: Copies = Copies({})) \
+def predict_splits(serial: dict[str, Any], cal: Microbenchmarks, cores: int, copies: Copies = Copies({})) \
         -> dict[Split, float]:
     """Every split of one node's cores that fills them."""
     problem = problem_from(serial)

@@ -29,7 +29,7 @@ CORES_PER_NODE = 8  # Merlin and Stella
 
 
 @dataclass(frozen=True)
-class Point:
+class DlpolyPoint:
     cluster: str
     test: int
     atoms: int
@@ -38,8 +38,8 @@ class Point:
     seconds: float
 
 
-def load(path: Path = DATA / "dlpoly-table1.csv") -> list[Point]:
-    return [Point(r["cluster"], int(r["test"]), int(r["atoms"]), r["configuration"], int(r["cores"]),
+def load(path: Path = DATA / "dlpoly-table1.csv") -> list[DlpolyPoint]:
+    return [DlpolyPoint(r["cluster"], int(r["test"]), int(r["atoms"]), r["configuration"], int(r["cores"]),
                   float(r["seconds"])) for r in rows(path)]
 
 
@@ -53,15 +53,15 @@ def runtime(phi, mu, alpha, work, n_mpi, n_omp, n_ppn):
     return thesis.overall(phi, np.where(n_omp > 1, mu, 0.0), alpha, work, n_mpi, n_omp, n_ppn)
 
 
-def _x(points: list[Point]) -> dict[str, np.ndarray]:
+def _x(points: list[DlpolyPoint]) -> dict[str, np.ndarray]:
     lays = [thesis.layout(p.configuration, p.cores, CORES_PER_NODE) for p in points]
     return {"work": np.array([p.atoms for p in points], float), "n_mpi": np.array([l.n_mpi for l in lays], float),
             "n_omp": np.array([l.n_omp for l in lays], float), "n_ppn": np.array([l.n_ppn for l in lays], float)}
 
 
 @dataclass
-class Row:
-    point: Point
+class DlpolyRow:
+    point: DlpolyPoint
     predicted: float
     low: float
     high: float
@@ -77,7 +77,7 @@ class Evaluation:
     kind: str  # "thesis" or "held-out"
     stage1: Fit
     stage2: Fit
-    rows: list[Row] = field(default_factory=list)
+    rows: list[DlpolyRow] = field(default_factory=list)
 
     def crossover(self, predicted: bool) -> int | None:
         """Smallest core count from which the better hybrid is faster than pure MPI (and stays so)."""
@@ -96,7 +96,7 @@ class Evaluation:
         return statistics.median(errors) if errors else float("nan")
 
 
-def evaluate(points: list[Point], cluster: str, test: int, held_out: bool, relative: bool = True) -> Evaluation:
+def evaluate(points: list[DlpolyPoint], cluster: str, test: int, held_out: bool, relative: bool = True) -> Evaluation:
     mine = sorted((p for p in points if p.cluster == cluster and p.test == test and p.configuration in CONFIGURATIONS),
                   key=lambda p: (p.configuration, p.cores))
     largest = {c: sorted(p.cores for p in mine if p.configuration == c)[-2:] for c in CONFIGURATIONS}
@@ -114,11 +114,11 @@ def evaluate(points: list[Point], cluster: str, test: int, held_out: bool, relat
     errors = percent_error(centre, actual)
     out = Evaluation(cluster, test, "held-out" if held_out else "thesis", stage1, stage2)
     for p, c, lo, hi, e in zip(mine, centre, low, high, errors):
-        out.rows.append(Row(p, float(c), float(lo), float(hi), float(e), bool(lo <= p.seconds <= hi), p in trained))
+        out.rows.append(DlpolyRow(p, float(c), float(lo), float(hi), float(e), bool(lo <= p.seconds <= hi), p in trained))
     return out
 
 
-def cases(points: list[Point]) -> list[tuple[str, int]]:
+def cases(points: list[DlpolyPoint]) -> list[tuple[str, int]]:
     return sorted({(p.cluster, p.test) for p in points})
 
 
@@ -136,7 +136,7 @@ class WhatIf:
     future: dict[str, float]  # ... on the hypothetical one
 
 
-def future_what_if(points: list[Point], cluster: str = "Merlin", test: int = 20,
+def future_what_if(points: list[DlpolyPoint], cluster: str = "Merlin", test: int = 20,
                    counts: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024)) -> list[WhatIf]:
     """The thesis's what-if (§6.6, seed-spec §D.11): eq. 6.10 fitted on the published timings (in-sample, as the
     thesis did), then predicted for a machine with 16 cores per node, the communication parameter alpha halved,

@@ -68,7 +68,7 @@ MODELS = {  # name: (function, metric, stage-1 parameters, stage-2 parameters)
 
 
 @dataclass
-class Row:
+class ModelRow:
     configuration: str
     scale: int
     measured: float
@@ -84,7 +84,7 @@ class Row:
 class ModelEvaluation:
     model: str
     fits: list[Fit]
-    rows: list[Row]
+    rows: list[ModelRow]
     note: str = ""
     held_out: bool = False
 
@@ -155,7 +155,7 @@ def evaluate(section: Section, cores_per_node: int, model: str, held_out: bool =
         return ModelEvaluation(model, [], [], f"{kind}: the fit failed: {err}", held_out)
     centre, low, high = band(function, fits, _xs(pts))
     trained = {_shape(x) for x in pure} | ({_shape(x) for x in others} if second else set())
-    rows = [Row(x[0].configuration, x[0].scale, x[1], float(c), float(lo), float(hi),
+    rows = [ModelRow(x[0].configuration, x[0].scale, x[1], float(c), float(lo), float(hi),
                 float(percent_error(c, x[1])) if x[1] else float("nan"),
                 bool(lo <= x[1] <= hi) if np.isfinite(lo) else False, _shape(x) in trained)
             for x, c, lo, hi in zip(pts, centre, low, high)]

@@ -99,7 +99,7 @@ def contests(records: list[RunRecord], plans: dict[str, RunPlan]) -> list[TopTwo
 
 
 @dataclass(frozen=True)
-class Point:
+class ContestMoves:
     """One contest: who won the simulation, by how much, and which moves of which inputs change that."""
 
     contest: TopTwo
@@ -111,7 +111,7 @@ class Point:
 
 
 def points(records: list[RunRecord], plans: dict[str, RunPlan], spec: cluster.ClusterSpec, models_on: ModelsOn,
-           plan_for: PlanFor, progress: Callable[[str], None] = lambda line: None) -> list[Point]:
+           plan_for: PlanFor, progress: Callable[[str], None] = lambda line: None) -> list[ContestMoves]:
     """Every contest's moves; each move replays the winner and the runner-up once."""
     out = []
     for c in contests(records, plans):
@@ -119,7 +119,7 @@ def points(records: list[RunRecord], plans: dict[str, RunPlan], spec: cluster.Cl
         nodes = c.winner.nodes
         found = sensitivity.moves(predictor, [predictor.answer(nodes)],
                                   lambda line, c=c: progress(f"{c.params}, {c.cores} cores: {line}"))
-        out.append(Point(c, {name: per[nodes] for name, per in found.items()}))
+        out.append(ContestMoves(c, {name: per[nodes] for name, per in found.items()}))
     return out
 
 
@@ -128,7 +128,7 @@ def inputs(spec: cluster.ClusterSpec) -> list[str]:
     return [label for label, (_, figure) in recommend.figures(spec).items() if figure.assumed] + [COMPUTE]
 
 
-def csv_text(found: list[Point], spec: cluster.ClusterSpec) -> str:
+def csv_text(found: list[ContestMoves], spec: cluster.ClusterSpec) -> str:
     """The points as CSV: parameters, cores, winner, runner-up, margin, then each input's moves."""
     out = io.StringIO()
     table = csv.writer(out, lineterminator="\n")

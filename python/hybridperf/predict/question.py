@@ -64,7 +64,7 @@ class Calibration:
         """The latest run of the kernel at 1 rank x 1 thread."""
         return self.latest(kernel, lambda p: p["run"]["ranks"] == p["run"]["threads_per_rank"] == 1)
 
-    def microbenchmarks(self) -> calibrate.Calibration:
+    def microbenchmarks(self) -> calibrate.Microbenchmarks:
         """mixbench ping-pong, ompbench PARALLEL_FOR and stream: the latest of each kind counts."""
         pingpong = self.latest("mixbench", lambda p: "pingpong" in p["mixbench"].get("hockney", {}))
         parallel_for = self.latest("ompbench", lambda p: any(f["name"] == "overhead.PARALLEL_FOR"
@@ -240,4 +240,5 @@ def workload_of(q: Question, posed: Posed) -> str:
     if isinstance(posed.predictor, measured.MeasuredPredictor):  # the study's own problem, whatever --kernel says
         return f"study {posed.predictor.study} — {posed.predictor.section.title()}"
     return f"{q.kernel} — size {q.size or 'as calibrated'}, {q.steps or 'default'} steps"
+
 

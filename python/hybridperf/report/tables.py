@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from hybridperf.analysis import efficiency as eff, failure
 from hybridperf.analysis.sections import (candidate_name, class_seconds, comm_seconds, per_step, Point, region_seconds,
                                           Section, STRICTER, threading_overheads, Verdict)
@@ -268,7 +266,7 @@ def problem(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items() if k not in eff.IGNORED_PARAMS) or "all runs"
 
 
-def efficiency_table(rows: list[eff.Row]) -> Table:
+def efficiency_table(rows: list[eff.EfficiencyRow]) -> Table:
     def v(x: eff.Value | None) -> str:
         return str(x) if x else "–"
 
@@ -329,6 +327,16 @@ def _model_table(s: Section, ev: study_models.ModelEvaluation) -> Table:
             ["configuration", s.axis, "measured", "predicted", "band (±SE)", "in band", "error", "point"], rows)
 
 
+def pmnf_cells(cores: list[int], seconds: list[float]) -> list[str]:
+    """An Extra-P-style PMNF fit of seconds(cores) (models.pmnf): the model and its cross-validated SMAPE, or why
+    there is none."""
+    try:
+        h = pmnf.select(cores, seconds)
+    except ValueError as err:
+        return [f"– ({err})", "–"]
+    return [h.formula(), f"{h.smape:.2f}%"]
+
+
 def model_tables(s: Section, cores_per_node: int) -> list[Table]:
     """The thesis's models fitted on this section — held out first, in-sample beside it — the outlook, and an
     Extra-P-style PMNF fit of each configuration's loop time."""
@@ -351,12 +359,8 @@ def model_tables(s: Section, cores_per_node: int) -> list[Table]:
     fits = []
     for config in dict.fromkeys(p.configuration for p in s.points):
         pts = [p for p in s.points if p.configuration == config and p.runs]
-        try:
-            h = pmnf.select(np.array([p.cores for p in pts for _ in p.runs], float),
-                            np.array([r["loop_time"] for p in pts for r in p.runs]))
-            fits.append([config, str(len(pts)), h.formula(), f"{h.smape:.2f}%"])
-        except ValueError as err:
-            fits.append([config, str(len(pts)), f"– ({err})", "–"])
+        fits.append([config, str(len(pts)), *pmnf_cells([p.cores for p in pts for _ in p.runs],
+                                                        [r["loop_time"] for p in pts for r in p.runs])])
     tables.append(("Empirical model of the loop time, t(p) with p = cores (PMNF, cross-validated)",
                    ["configuration", "points", "model", "CV SMAPE"], fits))
     return tables

@@ -103,9 +103,12 @@ def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int 
                whole: int = 0) -> Table:
     """A report table for the terminal; the first `left` columns left-aligned, numbers to the right; `compact`:
     rules under the header only, so that a wide table still fits 80 columns; the first `whole` columns never folded
-    (names one types). A narrow terminal folds the other cells onto more lines, never cuts one."""
+    (names one types); headers all empty: none shown (a list of properties). A narrow terminal folds the other cells
+    onto more lines, never cuts one."""
     title = escape(title)  # "[s]" is a unit here, not rich's markup
-    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False) if compact else Table(title=title)
+    header = any(headers)
+    table = (Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, show_header=header) if compact
+             else Table(title=title, show_header=header))
     for k, h in enumerate(headers):
         justify = "left" if k < left else "right"
         if k < whole:
@@ -118,7 +121,7 @@ def rich_table(title: str, headers: list[str], rows: list[list[str]], left: int 
     return table
 
 
-def efficiency_rich(rows: list[eff.Row]) -> Table:
+def efficiency_rich(rows: list[eff.EfficiencyRow]) -> Table:
     return rich_table(*efficiency_table(rows))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -18,11 +17,11 @@ from hybridperf import cluster
 from hybridperf.files import write_atomic
 from hybridperf.simulate import app_replay
 from hybridperf.simulate.replay import simgrid_version
-from hybridperf.store.db import RunRecord, Store
+from hybridperf.store.db import RunRecord, Store, timestamp
 from hybridperf.study.spec import Study
+from hybridperf.study.stored import REPLAYED_ON
 
 BACKEND = "replay"  # the stored runs' backend: traces replayed, not planned (the simgrid backend's)
-REPLAYED_ON = "replayed_on"  # the replayed campaign's machine: the cluster's key, in place of a machine's facts
 
 
 class NothingToReplay(ValueError):
@@ -35,10 +34,6 @@ class Replays:
     campaign: int
     runs: list[tuple[dict[str, Any], app_replay.Replayed]] = field(default_factory=list)  # (measured run, replay)
     skipped: list[str] = field(default_factory=list)  # one line per measured run not replayed, with why
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
 def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: float, per_node: int | None,
@@ -63,8 +58,8 @@ def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: 
                                   (skipped[0].split(": ", 1)[1] if skipped else "none succeeded"))
         name = f"{study.name}-on-{spec.key}"
         as_run = replace(study, name=name).as_dict()
-        store.save_study(name, study.kernel, as_run, f"replayed from {study.name}", _now())
-        campaign = store.start_campaign(name, as_run, 0, {REPLAYED_ON: spec.key}, _now())
+        store.save_study(name, study.kernel, as_run, f"replayed from {study.name}", timestamp())
+        campaign = store.start_campaign(name, as_run, 0, {REPLAYED_ON: spec.key}, timestamp())
         out = Replays(name, campaign.number, skipped=skipped)
         simgrid = simgrid_version()
         for k, (run, files) in enumerate(traced, 1):
@@ -72,7 +67,7 @@ def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: 
             result = _replay(run, files, spec, speed, per_node)
             store.add_run(_record(run, result, spec, speed, simgrid, name, campaign.number, results))
             out.runs.append((run, result))
-        store.end_campaign(name, campaign.number, "decided", _now())
+        store.end_campaign(name, campaign.number, "decided", timestamp())
     return out
 
 
@@ -94,6 +89,6 @@ def _record(run: dict[str, Any], result: app_replay.Replayed, spec: cluster.Clus
         configurations=tuple(run["configurations"]), nodes=run["nodes"], ranks=run["ranks"],
         ranks_per_node=run["ranks_per_node"], threads=run["threads"], mode=run["mode"],
         oversubscribed=bool(run["oversubscribed"]), repeat=run["repeat"], status="ok", exit_code=0,
-        loop_time=result.seconds, started=_now(), elapsed=0.0, backend=BACKEND,
+        loop_time=result.seconds, started=timestamp(), elapsed=0.0, backend=BACKEND,
         launch=f"smpirun -np {run['ranks']} -platform {spec.key}.xml -replay traces.txt", warnings=[], stderr=None,
         profile=profile, profile_path=path, campaign=campaign, position=run["position"])

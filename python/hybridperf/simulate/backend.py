@@ -26,6 +26,7 @@ from hybridperf.simulate.plan import Plan
 from hybridperf.simulate.replay import ReplayFailed, simgrid_version, smpirun
 from hybridperf.store.db import RunRecord, Store
 from hybridperf.study.backends import profile_path, record
+from hybridperf.study.registry import Kind, this_machine_cores
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
@@ -38,7 +39,7 @@ def measured_profiles(results: Path) -> list[dict]:
         return []
     with Store(results) as store:
         return [r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
-                and r["backend"] != "simgrid"]
+                and r["backend"] != SimGridBackend.name]
 
 
 def resolve_costs(costs: str, profiles: list[dict], kernel: str, spec: cluster.ClusterSpec, where: str,
@@ -79,6 +80,7 @@ def models(costs: str, profiles: list[dict], kernel: str, spec: cluster.ClusterS
 
 class SimGridBackend:
     name = "simgrid"
+    exact = True  # a replay is exact under its inputs: one block decides
 
     def __init__(self, study: Study, results: Path, say: Callable[[str], None] = lambda line: None):
         smpirun()  # SimGridMissing before any work
@@ -124,3 +126,7 @@ class SimGridBackend:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(profile, indent=1))
         return RunOutcome(0, path, profile, "", elapsed=time.time() - began)
+
+
+KIND = Kind("simgrid", lambda study, results, say: SimGridBackend(study, results, say), exact=True, launches=False,
+            node="a node of the described cluster, simulated", cores=this_machine_cores)  # pyproject's entry point

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,11 @@ class Campaign:
     started: str
     finished: str | None
     ended: str | None  # decided | budget | interrupted; None while running
+
+
+def timestamp(at: float | None = None) -> str:
+    """The store's time of day: local, with its offset (now, or the epoch seconds `at`)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(at))
 
 
 class StoreError(ValueError):

@@ -15,6 +15,7 @@ from hybridperf.analysis.sections import candidate_name
 from hybridperf.analysis.taxonomy import Mode, classify
 from hybridperf.shapes import Placement, split_placement
 from hybridperf.study import params as options
+from hybridperf.study.registry import kind_of
 
 if TYPE_CHECKING:
     from hybridperf.study.spec import Study
@@ -136,7 +137,7 @@ def expand(study: Study) -> list[RunPlan]:
 def undecidable(study: Study) -> list[str]:
     """One line per race its rule can never close: its candidates need more blocks to decide anything (a twofold
     difference, or none, without noise) than the rule's max_blocks (or a fixed design's repeats) allows."""
-    if study.backend == "simgrid":  # a replay is exact: one block decides
+    if kind_of(study.backend).exact:  # a replay is exact: one block decides
         return []
     rule, out = study.rule, []
     for race in races(study):

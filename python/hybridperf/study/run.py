@@ -19,7 +19,6 @@ of its stderr; its candidate leaves the race (it cannot win) and the study goes 
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -30,7 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hybridperf.analysis.race import ExactRacer, Race, Racer
 from hybridperf.analysis.disturbed import disturbance_text
 from hybridperf.analysis.sections import blocks_of, candidate_name, counted_time
-from hybridperf.store.db import Campaign, RunRecord, Store
+from hybridperf.store.db import Campaign, RunRecord, Store, timestamp
 from hybridperf.study.expand import RaceDef, races, RunPlan
 from hybridperf.study.spec import Study
 
@@ -41,6 +40,7 @@ RERUNS = 2  # the most times one block runs again for disturbed runs (`disturbed
 
 class Backend(Protocol):
     name: str
+    exact: bool  # its runs are replays, exact under their inputs (study.registry)
 
     def launch_line(self, plan: RunPlan) -> str: ...
 
@@ -60,10 +60,6 @@ class StudyOutcome:
         return [r for r in self.stored if r.status != "ok"]
 
 
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
 def campaign_for(study: Study, store: Store, machine: dict[str, Any]) -> tuple[Campaign, list[dict]]:
     """The campaign to run: the latest one when it was interrupted and its spec is this one (resumed), else a new
     one; with the runs it already holds."""
@@ -71,7 +67,7 @@ def campaign_for(study: Study, store: Store, machine: dict[str, Any]) -> tuple[C
     found = store.campaigns(study.name)
     if found and found[-1].ended in (None, "interrupted") and found[-1].spec == spec:
         return found[-1], store.runs(study.name, found[-1].number, warmups=True)
-    return store.start_campaign(study.name, spec, random.SystemRandom().randrange(1 << 31), machine, _now()), []
+    return store.start_campaign(study.name, spec, random.SystemRandom().randrange(1 << 31), machine, timestamp()), []
 
 
 def _belongs(race: RaceDef, run: dict) -> bool:
@@ -89,11 +85,11 @@ def _order(seed: int, race_index: int, block: int, candidates: list[str], attemp
 
 def run_study(study: Study, store: Store, backend: Backend, console: Console, source: str,
               machine: dict[str, Any] | None = None) -> StudyOutcome:
-    store.save_study(study.name, study.kernel, study.as_dict(), source, _now())
+    store.save_study(study.name, study.kernel, study.as_dict(), source, timestamp())
     campaign, stored = campaign_for(study, store, machine or {})
     rule, defs = study.rule, races(study)
     outcome = StudyOutcome(campaign.number, len(stored))
-    exact = study.backend == "simgrid"  # replays: one block decides, and nothing warms up
+    exact = backend.exact  # replays: one block decides, and nothing warms up
     racers = {d.key: (ExactRacer if exact else Racer)([c.candidate for c in d.candidates], rule) for d in defs}
     warmed = set()
     for d in defs:
@@ -164,7 +160,7 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
         store.end_campaign(study.name, campaign.number, "interrupted", None)
         return outcome
     outcome.ended = "budget" if stopped else "decided"
-    store.end_campaign(study.name, campaign.number, outcome.ended, _now())
+    store.end_campaign(study.name, campaign.number, outcome.ended, timestamp())
     outcome.races = {d.title(): racers[d.key].state(stopped) for d in defs}
     for title, state in outcome.races.items():
         if state.pair_spread is not None and state.pair_spread > NOISY:

@@ -6,7 +6,6 @@ builds launch lines only through hybridperf.launch.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from hybridperf.analysis import failure
@@ -16,7 +15,7 @@ from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import Machine
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.profile import figure
-from hybridperf.store.db import RunRecord
+from hybridperf.store.db import RunRecord, timestamp
 from hybridperf.study.expand import expand, RunPlan
 from hybridperf.study.spec import Study
 
@@ -95,7 +94,7 @@ def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunO
         configurations=plan.configurations, nodes=plan.nodes, ranks=plan.ranks, ranks_per_node=plan.ranks_per_node,
         threads=plan.threads, mode=plan.mode.name, oversubscribed=plan.mode.oversubscribed, repeat=plan.repeat,
         status=status, exit_code=outcome.returncode, loop_time=figure(p, "loop_time") if p else None,
-        started=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), elapsed=outcome.elapsed,
+        started=timestamp(started), elapsed=outcome.elapsed,
         backend=backend, launch=launch,
         warnings=warnings,
         stderr=None if status == "ok" else outcome.stderr[-STDERR_KEPT:], profile=p, profile_path=outcome.profile_path,

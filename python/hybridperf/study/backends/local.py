@@ -11,12 +11,14 @@ from hybridperf.launch.lines import Configuration, Launch
 from hybridperf.launch.machine import local_machine, Machine
 from hybridperf.store.db import RunRecord
 from hybridperf.study.backends import app as app_run, configuration, profile_path, record
+from hybridperf.study.registry import Kind, this_machine_cores
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
 
 class LocalBackend:
     name = "local"
+    exact = False
 
     def __init__(self, study: Study, results: Path, node: Machine | None = None):
         self.study, self.results = study, results
@@ -44,3 +46,7 @@ class LocalBackend:
                 launch = self.launch(plan)
                 outcome = runner.execute(launch, path, timeout=self.study.timeout, output=app_run.output_path(path))
             done(record(plan, self.study, self.name, launch.shell(), outcome, started, self.config(plan)))
+
+
+KIND = Kind("local", lambda study, results, say: LocalBackend(study, results), exact=False, launches=True,
+            node="this machine", cores=this_machine_cores)  # pyproject's entry point

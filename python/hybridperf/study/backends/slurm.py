@@ -33,6 +33,7 @@ from hybridperf.launch.machine import local_machine, Machine, parse_topology
 from hybridperf.launch.runner import RunOutcome
 from hybridperf.store.db import RunRecord
 from hybridperf.study.backends import app as app_run, configuration, profile_path, record
+from hybridperf.study.registry import Kind
 from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 
@@ -113,6 +114,7 @@ class Job:
 
 class SlurmBackend:
     name = "slurm"
+    exact = False
 
     def __init__(self, study: Study, results: Path, node: Machine | None = None):
         self.study, self.results = study, results
@@ -245,3 +247,7 @@ class SlurmBackend:
                                  self.scripts / f"{job.plan.key}.out")
         return record(job.plan, self.study, self.name, f"sbatch {job.script}", outcome, job.submitted,
                       configuration(self.study, job.plan, self.node))
+
+
+KIND = Kind("slurm", lambda study, results, say: SlurmBackend(study, results), exact=False, launches=False,
+            node="a node Slurm allocates", cores=node_cores)  # pyproject's entry point

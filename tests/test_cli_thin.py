@@ -1,0 +1,69 @@
+"""The CLI is thin (issue "a thin CLI"): no module of python/hybridperf/cli/ builds a rich Table itself; every table
+is a (title, headers, rows) value made in report/ and drawn by report.terminal.rich_table. Read from the source
+with ast, imports and calls inside functions included."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+CLI = Path(__file__).parents[1] / "python" / "hybridperf" / "cli"
+MODULES = sorted(CLI.glob("*.py"))
+
+
+def inline_tables(source: str) -> list[str]:
+    """What in a module's source builds a rich Table: each import of rich.table, each call of a name `Table`
+    (rich.table.Table, however imported), with its line."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            prefix = f"{node.module}." if isinstance(node, ast.ImportFrom) and node.module else ""
+            found += [f"line {node.lineno}: imports {prefix}{a.name}" for a in node.names
+                      if f"{prefix}{a.name}".startswith("rich.table")]
+        elif isinstance(node, ast.Call):
+            called = node.func.id if isinstance(node.func, ast.Name) else \
+                node.func.attr if isinstance(node.func, ast.Attribute) else None
+            if called == "Table":
+                found.append(f"line {node.lineno}: Table(...)")
+    return found
+
+
+def test_every_module_of_the_cli_is_checked():
+    assert len(MODULES) > 8 and {"app.py", "simulate.py", "model.py"} <= {p.name for p in MODULES}
+
+
+@pytest.mark.parametrize("planted, count", [
+    ("from rich.table import Table\n\ndef show():\n    t = Table(title='x')\n", 2),
+    ("def show():\n    import rich.table\n    return rich.table.Table()\n", 2),
+    ("from rich import box, table as t\n\ndef show():\n    return t.Table(box=box.SIMPLE)\n", 2),
+    ("from hybridperf.report.terminal import rich_table\n\ndef show():\n    return rich_table('x', ['a'], [])\n", 0),
+])
+def test_the_check_sees_a_table_built_inline(planted, count):
+    assert len(inline_tables(planted)) == count
+
+
+BACKENDS = ("local", "slurm", "simgrid")
+
+
+def backend_compares(source: str) -> list[str]:
+    """Each comparison of something with a backend's name (`x == "simgrid"`, `x in ("local", ...)`), with its
+    line: the registry (study.registry) is where a backend is chosen."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            names = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in BACKENDS]
+            if names:
+                found.append(f"line {node.lineno}: compares with {', '.join(names)}")
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_no_cli_module_builds_a_table_or_chooses_a_backend_by_its_name(path):
+    source = path.read_text()
+    assert inline_tables(source) == [], f"{path.name}: build the table in report/ (rich_table draws it)"
+    assert backend_compares(source) == [], f"{path.name}: look the backend up (registry.kind_of)"
+
+
+def test_the_check_sees_a_backend_chosen_by_name():
+    assert len(backend_compares("def f(study):\n    return study.backend == 'simgrid'\n")) == 1
+    assert backend_compares("def f(study):\n    return kind_of(study.backend).exact\n") == []

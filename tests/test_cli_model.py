@@ -132,6 +132,7 @@ def calibration_dir(tmp_path_factory, md_binary):
     return d
 
 
+@pytest.mark.xdist_group("test_cli_model.calibration_dir")  # calibration_dir is made once, on one worker
 @pytest.mark.kernel
 def test_recommend_on_this_machine_uses_the_calibration_and_the_serial_run(calibration_dir):
     doc = recommended("--calibration", calibration_dir)
@@ -144,6 +145,7 @@ def test_recommend_on_this_machine_uses_the_calibration_and_the_serial_run(calib
     assert "measured: the serial run's loop time" in given["work (serial seconds)"]["source"]
 
 
+@pytest.mark.xdist_group("test_cli_model.calibration_dir")  # calibration_dir is made once, on one worker
 @pytest.mark.kernel
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="copies at once need 2 cores")
 def test_copies_at_once_price_the_nodes_efficiency_and_stay_apart_from_the_serial_run(calibration_dir, tmp_path):
@@ -165,6 +167,7 @@ def test_copies_at_once_price_the_nodes_efficiency_and_stay_apart_from_the_seria
         assert refused.returncode != 0 and says in refused.stderr and not (tmp_path / "bad").exists()
 
 
+@pytest.mark.xdist_group("test_cli_model.calibration_dir")  # calibration_dir is made once, on one worker
 @pytest.mark.kernel
 def test_a_rescaled_problem_grows_its_work_with_atoms_times_steps(calibration_dir):
     serial = next(json.loads(p.read_text()) for p in (calibration_dir / "runs").glob("md-*.json"))

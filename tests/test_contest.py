@@ -5,7 +5,6 @@ proof that every way of asking goes through it — the same times fed to a simul
 from dataclasses import replace
 
 import pytest
-from rich.console import Console
 
 from hybridperf import cluster
 from hybridperf.analysis.contest import decide, exact, preferred, Standing
@@ -14,7 +13,7 @@ from hybridperf.predict.answer import name
 from hybridperf.simulate import recommend
 from hybridperf.store.db import RunRecord, Store
 from hybridperf.study import adhoc, spec as specs
-from hybridperf.study.run import run_study
+from hybridperf.study.run import run_study, Silent
 
 
 def standing(low, high, state="", candidate="b"):
@@ -86,7 +85,7 @@ results: RESULTS
 def _simulated_study_word(tmp_path, times) -> str:
     study = specs.parse(SIMULATED.replace("RESULTS", str(tmp_path / "sim")), cores_per_node=2)
     with Store(tmp_path / "sim") as store:
-        outcome = run_study(study, store, Fixed(times, "simgrid"), Console(quiet=True), "fixed.yaml")
+        outcome = run_study(study, store, Fixed(times, "simgrid"), Silent(), "fixed.yaml")
     return next(iter(outcome.races.values())).outcome
 
 
@@ -108,7 +107,7 @@ def _compare_word(tmp_path, times) -> str:
     study = adhoc.compare_study("md", ["-s", "8", "--steps", "2"], [(2, 1), (1, 2)], 2,
                                 {"tie_within": 0.02, "max_blocks": 40, "budget": None}, str(tmp_path / "cmp"))
     with Store(tmp_path / "cmp") as store:
-        outcome = run_study(study, store, Fixed(times, "local"), Console(quiet=True), "hybridperf compare")
+        outcome = run_study(study, store, Fixed(times, "local"), Silent(), "hybridperf compare")
     return next(iter(outcome.races.values())).outcome
 
 

@@ -5,13 +5,12 @@ superseded, counted nowhere), and its report and JSON say how many blocks ran ag
 import json
 
 import pytest
-from rich.console import Console
 
 from hybridperf.analysis import disturbed
 from hybridperf.launch import disturbance
 from hybridperf.store.db import RunRecord, Store
 from hybridperf.study import spec as specs
-from hybridperf.study.run import RERUNS, run_study
+from hybridperf.study.run import RERUNS, run_study, Silent
 
 
 def test_what_others_used_is_the_machines_busy_time_less_the_runs_own(monkeypatch):
@@ -78,7 +77,7 @@ def test_a_disturbed_block_runs_again_and_every_run_is_kept(tmp_path, policy, md
     study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)).replace("rerun", policy), cores_per_node=2)
     backend = Scripted()
     with Store(tmp_path) as store:
-        outcome = run_study(study, store, backend, Console(quiet=True), "dist.yaml")
+        outcome = run_study(study, store, backend, Silent(), "dist.yaml")
         counted, every = store.runs("dist"), store.runs("dist", warmups=True)
     again = 1 if policy == "rerun" else 0
     assert len(counted) == 8 and len(every) == 1 + 8 + 2 * again  # a warm-up, 4 blocks of 2, the first try of block 2
@@ -106,7 +105,7 @@ def test_a_block_runs_again_at_most_reruns_times(tmp_path, md_binary):
 
     study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)), cores_per_node=2)
     with Store(tmp_path) as store:
-        run_study(study, store, AlwaysHit(), Console(quiet=True), "dist.yaml")
+        run_study(study, store, AlwaysHit(), Silent(), "dist.yaml")
         every = store.runs("dist", warmups=True)
     block_one = [r for r in every if r["repeat"] == 0 and not r["warmup"]]
     assert len(block_one) == 2 * (RERUNS + 1) and sum(r["superseded"] for r in block_one) == 2 * RERUNS
@@ -118,7 +117,7 @@ def test_the_report_json_counts_blocks_run_again(tmp_path, md_binary):
 
     study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)), cores_per_node=2)
     with Store(tmp_path) as store:
-        run_study(study, store, Scripted(), Console(quiet=True), "dist.yaml")
+        run_study(study, store, Scripted(), Silent(), "dist.yaml")
         every = store.runs("dist", warmups=True)
     doc = verdicts_json.document("dist", {}, [], every)
     assert doc["disturbed"] == {"blocks_run_again": 1, "counted_runs_disturbed": 0}
@@ -141,7 +140,7 @@ def test_a_baselines_block_is_not_run_again(tmp_path, md_binary):
     """One candidate (pure MPI and hybrid-1 are one run on one core): no comparison for a disturbance to tilt."""
     study = specs.parse(SPEC.replace("RESULTS", str(tmp_path)).replace("cores: [2]", "cores: [1]"), cores_per_node=2)
     with Store(tmp_path) as store:
-        run_study(study, store, Scripted(), Console(quiet=True), "dist.yaml")
+        run_study(study, store, Scripted(), Silent(), "dist.yaml")
         every = store.runs("dist", warmups=True)
     assert len(every) == 4 and not any(r["superseded"] for r in every)
     assert disturbed.summary(every)[0].startswith("1 counted run(s) were disturbed")

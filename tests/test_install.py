@@ -63,6 +63,7 @@ def run(installed, *command: str) -> subprocess.CompletedProcess:
     return done
 
 
+@pytest.mark.xdist_group("test_install.installed")  # installed is made once, on one worker
 @pytest.mark.kernel
 def test_the_wheel_holds_every_shipped_file(installed):
     shipped = {p.relative_to(RESOURCES.parents[1]).as_posix() for p in RESOURCES.rglob("*")
@@ -74,6 +75,7 @@ def test_the_wheel_holds_every_shipped_file(installed):
         assert shipped - set(wheel.namelist()) == set()
 
 
+@pytest.mark.xdist_group("test_install.installed")  # installed is made once, on one worker
 @pytest.mark.kernel
 def test_the_installed_copy_runs_and_reads_nothing_from_the_source_tree(installed):
     venv = installed[0]
@@ -85,6 +87,7 @@ def test_the_installed_copy_runs_and_reads_nothing_from_the_source_tree(installe
     assert run(installed, "hybridperf", "--version").stdout.strip() == f"hybridperf {version}"
 
 
+@pytest.mark.xdist_group("test_install.installed")  # installed is made once, on one worker
 @pytest.mark.kernel
 def test_cluster_list_shows_the_installed_presets(installed):
     venv = installed[0]
@@ -95,6 +98,7 @@ def test_cluster_list_shows_the_installed_presets(installed):
     assert {name: rows.get(name) for name in PRESETS} == {name: "shipped" for name in PRESETS}
 
 
+@pytest.mark.xdist_group("test_install.installed")  # installed is made once, on one worker
 @pytest.mark.kernel
 @pytest.mark.skipif(not shutil.which("smpirun"), reason="SimGrid's smpirun missing (apt-get install simgrid): "
                                                         "the simulated study cannot run")

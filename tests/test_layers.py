@@ -170,3 +170,28 @@ def test_bench_imports_the_installed_package_never_a_path_of_its_own():
     reaching = {p.name: sorted(n for n in imported_modules(p) if n.startswith("hybridperf.cli")
                                and n != "hybridperf.cli.app") for p in BENCH}
     assert {name: mods for name, mods in reaching.items() if mods} == {}
+
+
+def imported_packages(path: Path) -> set[str]:
+    """The top-level packages a module imports, anywhere in it (`from rich.markup import escape`: rich)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+    return found
+
+
+def test_the_study_layer_prints_nothing_of_its_own():
+    """study/ reports a campaign's progress to the observer it is given (study.run's Observer): the console, rich,
+    is the CLI's alone."""
+    modules = sorted((PACKAGE / "study").rglob("*.py"))
+    assert len(modules) > 10
+    assert [str(p.relative_to(PACKAGE)) for p in modules if "rich" in imported_packages(p)] == []
+
+
+def test_the_rich_check_sees_rich_imported_inside_a_function(tmp_path):
+    planted = tmp_path / "x.py"
+    planted.write_text("def f():\n    from rich.progress import Progress\n    import rich.console\n")
+    assert imported_packages(planted) == {"rich"}

@@ -77,6 +77,7 @@ def selftest(binary, tmp_path_factory) -> KernelRun:
     return run
 
 
+@pytest.mark.xdist_group("test_ompbench.selftest")  # selftest is made once, on one worker
 @pytest.mark.kernel
 def test_empty_construct_costs_nothing_within_its_interval(selftest):
     """The check says what its numbers say: an empty construct passes when its overhead lies within its own 99.9%
@@ -88,6 +89,7 @@ def test_empty_construct_costs_nothing_within_its_interval(selftest):
     assert check["pass"] == (abs(empty["overhead_us"]) <= empty["ci999_us"])
 
 
+@pytest.mark.xdist_group("test_ompbench.selftest")  # selftest is made once, on one worker
 @pytest.mark.kernel
 def test_known_delay_check_judges_the_median_difference_against_10_percent(selftest):
     """The self-test's known delay: its check is the median of the paired differences (a sample preempted by another
@@ -100,6 +102,7 @@ def test_known_delay_check_judges_the_median_difference_against_10_percent(selft
     assert check["pass"] == (abs(check["value"] - check["expected"]) <= check["tolerance"])
 
 
+@pytest.mark.xdist_group("test_ompbench.selftest")  # selftest is made once, on one worker
 @pytest.mark.kernel
 def test_selftest_statistics_follow_from_the_samples(selftest):
     assert set(constructs(selftest)) >= {"EMPTY", "KNOWN_DELAY"}
@@ -364,6 +367,7 @@ def test_noise_is_every_threads_quanta_against_its_fastest(binary, tmp_path):
     assert "OS noise: 150 quanta of" in run.stdout and run.profile["regions"]["noise"]["calls"] == 1
 
 
+@pytest.mark.xdist_group("test_ompbench.selftest")  # selftest is made once, on one worker
 @pytest.mark.kernel
 def test_without_noise_quanta_no_noise_is_measured(selftest):
     assert "noise" not in selftest.profile["ompbench"] and "OS noise" not in selftest.stdout

@@ -99,6 +99,7 @@ def test_rank_imbalanced_loop_gives_mpi_load_balance_n_plus_1_over_2n(flavor, tm
     assert f["openmp_parallel_efficiency"] == 1.0  # one thread per rank: no thread ever idles
 
 
+@pytest.mark.xdist_group("test_pop_known.team_work")  # team_work is made once, on one worker
 @pytest.mark.parametrize("ranks", [1, 2])
 def test_serial_section_on_the_master_gives_its_serialization_efficiency(team_work, flavor, tmp_path, ranks):
     """Per round the master works S = 0.4 s alone, then M = 2 threads work P = 0.2 s each, 3 rounds: serialization
@@ -112,6 +113,7 @@ def test_serial_section_on_the_master_gives_its_serialization_efficiency(team_wo
     assert f["mpi_load_balance"] == pytest.approx(1.0, abs=tolerance)
 
 
+@pytest.mark.xdist_group("test_pop_known.team_work")  # team_work is made once, on one worker
 def test_thread_imbalance_gives_openmp_load_balance_m_plus_1_over_2m(team_work, flavor, tmp_path):
     """Thread t works (t + 1) x 0.25 s in each of 4 executions of the region: at M = 2 threads, mean / max = 0.75
     (b = 2 s); nothing runs outside the region: serialization 1."""

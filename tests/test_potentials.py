@@ -97,6 +97,7 @@ def l12(a: float, cells: int) -> tuple[np.ndarray, np.ndarray]:
     return positions, np.tile([1, 0, 0, 0], cells**3)
 
 
+@pytest.mark.xdist_group("test_potentials.cuau")  # cuau is made once, on one worker
 @pytest.mark.kernel
 def test_the_file_reads_back_as_the_analytic_functions(cuau, model):
     f = read_setfl(cuau)
@@ -178,6 +179,7 @@ def test_cu3au_is_bound(model):
     assert math.isfinite(per_atom) and -3.8 < per_atom < -3.5
 
 
+@pytest.mark.xdist_group("test_potentials.cuau")  # cuau is made once, on one worker
 @pytest.mark.kernel
 def test_hybridperf_md_runs_the_file(run_md, cuau, model):
     run = run_md(1, 1, ["--potential", "eam/fs", "--potential-file", cuau, "--elements", "Cu,Au", "--lattice", "l12",
@@ -189,6 +191,7 @@ def test_hybridperf_md_runs_the_file(run_md, cuau, model):
     assert run.profile["checks"]["energy_drift"]["pass"]
 
 
+@pytest.mark.xdist_group("test_potentials.cuau")  # cuau is made once, on one worker
 @pytest.mark.external
 @pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
 def test_lammps_gives_the_energy_of_the_direct_sum(cuau, model, tmp_path):

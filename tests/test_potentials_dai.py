@@ -52,6 +52,7 @@ def per_atom(model, a: float) -> float:
     return sums.energy(model, sums.fcc_cell(a), np.zeros(4, int), a) / 4
 
 
+@pytest.mark.xdist_group("test_potentials_dai.cu")  # cu is made once, on one worker
 @pytest.mark.kernel
 def test_the_file_reads_back_as_the_published_functions(cu):
     f = read_setfl(cu)
@@ -90,6 +91,7 @@ def test_cu_has_the_lattice_constant_and_cohesive_energy_it_was_fitted_to(model)
     assert relative(-per_atom(model, best), COHESIVE) < 0.02, per_atom(model, best)
 
 
+@pytest.mark.xdist_group("test_potentials_dai.cu")  # cu is made once, on one worker
 @pytest.mark.kernel
 def test_hybridperf_md_runs_the_file(run_md, cu, model):
     run = run_md(1, 1, ["--potential", "eam/fs", "--potential-file", cu, "--elements", "Cu", "-s", 3, "--steps", 20])
@@ -99,6 +101,7 @@ def test_hybridperf_md_runs_the_file(run_md, cu, model):
     assert run.profile["checks"]["energy_drift"]["pass"]
 
 
+@pytest.mark.xdist_group("test_potentials_dai.cu")  # cu is made once, on one worker
 @pytest.mark.external
 @pytest.mark.skipif(LMP is None, reason="LAMMPS (lmp) not installed: apt-get install lammps")
 def test_lammps_gives_the_energy_of_the_direct_sum(cu, model, tmp_path):

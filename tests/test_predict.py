@@ -188,3 +188,22 @@ def test_a_simulation_of_a_size_the_calibration_ran_takes_that_sizes_one_core_ru
     assert simulation_of("stella", "md", 20, None, profiles, 20).one_core["params"]["size"] == 20
     assert simulation_of("stella", "md", 20, None, profiles, 20).steps == 50
     assert simulation_of("stella", "md", None, None, profiles, 20).one_core["params"]["size"] == 32  # the latest
+
+
+def test_a_calibration_reads_measured_profiles_only(tmp_path):
+    """A replay stored beside the runs (simulate --cores 8 writes its profiles there too) is not a run of this
+    machine: an 8-rank replay does not make it an 8-core node, nor a replayed 1 x 1 its serial run."""
+    import json
+
+    from hybridperf.predict.holdings import calibration_of
+
+    def profile(ranks, simulated, start):
+        run = {"ranks": ranks, "ranks_per_node": ranks, "threads_per_rank": 1, "nodes": 1, "start_time": start}
+        return {"kernel": "md", "status": "ok", "run": run, "params": {"size": 8},
+                **({"simulated": {"cluster": "merlin"}} if simulated else {})}
+
+    (tmp_path / "profiles").mkdir()
+    for name, doc in {"a": profile(2, False, "1"), "b": profile(8, True, "2"), "c": profile(1, True, "3")}.items():
+        (tmp_path / "profiles" / f"{name}.json").write_text(json.dumps(doc))
+    cal = calibration_of(tmp_path)
+    assert cal.node_cores() == 2 and cal.serial("md") is None

@@ -260,18 +260,16 @@ def test_a_parameter_with_nothing_to_fit_on_is_not_shown_as_a_value():
 def test_a_measured_study_stays_the_default_of_its_folder_and_a_simulated_one_is_named(tiny_study, md_binary):
     """After a simulated study (NAME-on-CLUSTER) is stored beside it, `report DIR` still reads the measured study;
     the simulated one is read when named, said to be simulated, and its page written beside the measured one's."""
-    from rich.console import Console
-
     from hybridperf.simulate.backend import SimGridBackend
     from hybridperf.store.db import Store
     from hybridperf.study import spec as specs
-    from hybridperf.study.run import run_study
+    from hybridperf.study.run import run_study, Silent
 
     text = ("study: tiny-md-on-merlin\nkernel: md\nparams: {size: 8, steps: 2}\nconfigurations: [pure-mpi, hybrid-1]\n"
             f"nodes: [1]\nbackend: simgrid\nsimgrid: {{cluster: merlin, costs: thesis}}\nresults: {tiny_study}\n")
     study = specs.parse(text, cores_per_node=2)
     with Store(tiny_study) as store:
-        run_study(study, store, SimGridBackend(study, tiny_study), Console(quiet=True), "sim.yaml")
+        run_study(study, store, SimGridBackend(study, tiny_study), Silent(), "sim.yaml")
     measured = json.loads(subprocess.run([*HYBRIDPERF, "report", str(tiny_study), "--json"], capture_output=True,
                                          text=True).stdout)
     assert measured["study"] == "tiny-md"

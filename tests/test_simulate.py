@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from rich.console import Console
 
 from hybridperf import cluster, profile
 from hybridperf.launch import kernels
@@ -31,9 +30,9 @@ from hybridperf.simulate.sensitivity import Scaled
 from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.store.db import Store
 from hybridperf.study import spec as specs
-from hybridperf.study.run import run_study
+from hybridperf.study.run import run_study, Silent
 
-from conftest import CORES, run_kernel_in
+from conftest import run_kernel_in
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 SMPI = shutil.which("smpirun") is not None
@@ -330,7 +329,7 @@ def test_a_failed_replay_is_stored_as_a_failed_simulated_run(tiny_study, monkeyp
     study = simulation.on_cluster(specs.parse(SPEC.replace("RESULTS", str(tiny_study)), cores_per_node=8), merlin,
                                   (8,), 2, "merlin", "thesis")
     with Store(tiny_study) as store:
-        outcome = run_study(study, store, SimGridBackend(study, tiny_study), Console(quiet=True), "tiny.yaml")
+        outcome = run_study(study, store, SimGridBackend(study, tiny_study), Silent(), "tiny.yaml")
         stored = store.runs(study.name)
     assert outcome.failed and all(r["status"] == "failed" and "invalid pointer" in r["reason"] for r in stored)
     assert all(r.outcome == "failed" for r in outcome.races.values())
@@ -366,7 +365,7 @@ def test_an_interrupted_simulated_study_resumes_where_it_stopped(tmp_path):
                 super().run([plan], done)
 
     with Store(tmp_path / "res") as store:
-        first = run_study(study, store, Interrupted(study, tmp_path / "res"), Console(quiet=True), str(spec))
+        first = run_study(study, store, Interrupted(study, tmp_path / "res"), Silent(), str(spec))
     assert first.ended == "interrupted" and len(first.stored) == 2
     out = subprocess.run([*HYBRIDPERF, "study", str(spec), "--no-report"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -755,16 +754,8 @@ def test_md_node_efficiency_slows_every_busy_core():
     assert slow.share(1.0, Split(1, 1, 2)) == pytest.approx(1.0)  # 2 threads, each at n(2): 1 / (2 x 0.5)
 
 
-@pytest.mark.kernel
-def test_cluster_measure_describes_this_machine(tmp_path):
-    out = tmp_path / "node.yaml"
-    done = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(out), "--host", "testnode"],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    spec = cluster.load(str(out))
-    assert spec.nodes == 1 and spec.cores_per_node == CORES and spec.fork_join_threads == CORES
-    assert spec.intra_latency.value > 0 and spec.intra_bandwidth.value > 0  # how fast: bench/'s, not a test's
-    assert "measured: hybridperf-mixbench pingpong" in spec.intra_latency.source and spec.latency.assumed
+def test_this_machine_undescribed_says_how_to_describe_it(tmp_path):
+    """(`cluster measure` itself: tests/test_simulate_app.py's this_machine, which the replays there use.)"""
     with pytest.raises(cluster.ClusterError, match="hybridperf cluster measure"):
         cluster.load("this-machine", directory=tmp_path)
 

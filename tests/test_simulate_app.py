@@ -19,6 +19,8 @@ from hybridperf.simulate import app_replay
 from hybridperf.store.db import RunRecord, Store
 from hybridperf.study.spec import load
 
+from conftest import CORES
+
 needs_smpi = pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid's smpirun is not installed")
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 REPO = Path(__file__).resolve().parents[1]
@@ -199,12 +201,23 @@ CEILING = 0.10
 
 @pytest.fixture(scope="module")
 def this_machine(tmp_path_factory) -> Path:
-    """This machine described by `hybridperf cluster measure` (its ping-pong and fork/join), in a folder of its own."""
+    """This machine described by `hybridperf cluster measure` (its ping-pong and fork/join), written where it would
+    write it by default, in a folder of its own (--out and --host said, as a user may)."""
     home = tmp_path_factory.mktemp("xdg")
-    out = subprocess.run([*HYBRIDPERF, "cluster", "measure"], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "XDG_DATA_HOME": str(home)})
+    path = home / "hybridperf" / "clusters" / "this-machine.yaml"
+    out = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(path), "--host", "testnode"],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_DATA_HOME": str(home)})
     assert out.returncode == 0, out.stderr
-    return home / "hybridperf" / "clusters" / "this-machine.yaml"
+    return path
+
+
+@pytest.mark.kernel
+@pytest.mark.xdist_group("test_simulate_app.this_machine")  # measured once, on one worker
+def test_cluster_measure_describes_this_machine(this_machine):
+    spec = cluster.load(str(this_machine))
+    assert spec.nodes == 1 and spec.cores_per_node == CORES and spec.fork_join_threads == CORES
+    assert spec.intra_latency.value > 0 and spec.intra_bandwidth.value > 0  # how fast: bench/'s, not a test's
+    assert "measured: hybridperf-mixbench pingpong" in spec.intra_latency.source and spec.latency.assumed
 
 
 MD_APP = f"""  command: [{MD}, -s, "{{size}}", --steps, "{{steps}}"]
@@ -215,6 +228,7 @@ LAMMPS_APP = f"""  command: [lmp, -in, {REPO / "studies" / "inputs" / "lj-melt.l
   parser: lammps"""
 
 
+@pytest.mark.xdist_group("test_simulate_app.this_machine")
 @pytest.mark.kernel
 @needs_smpi
 @pytest.mark.parametrize("program, app, params", [

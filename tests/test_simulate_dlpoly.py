@@ -34,6 +34,7 @@ def fe_plans() -> tuple:
     return md, dlpoly_plan(md)
 
 
+@pytest.mark.xdist_group("test_simulate_dlpoly.fe_plans")  # fe_plans is made once, on one worker
 @pytest.mark.kernel
 def test_a_step_issues_46_allreduces_and_36_messages(fe_plans):
     md, dl = fe_plans
@@ -46,6 +47,7 @@ def test_a_step_issues_46_allreduces_and_36_messages(fe_plans):
     assert dl.rebuild_steps == frozenset({1, 2, 3}) and dl.grid == md.grid and dl.problem == md.problem
 
 
+@pytest.mark.xdist_group("test_simulate_dlpoly.fe_plans")  # fe_plans is made once, on one worker
 @pytest.mark.kernel
 def test_halo_bytes_are_five_words_per_atom_of_the_md_halo(fe_plans):
     md, dl = fe_plans
@@ -81,6 +83,7 @@ def test_the_share_of_neighbours_outside_a_brick_is_the_sampled_one(brick, cut):
     assert outside_share(brick, cut) == pytest.approx(sampled, abs=0.005)
 
 
+@pytest.mark.xdist_group("test_simulate_dlpoly.fe_plans")  # fe_plans is made once, on one worker
 def test_pairs_across_a_brick_s_faces_are_priced_twice(fe_plans):
     """Every rank's force and density work is its atoms' times one plus the share of their neighbours outside its
     brick (DL_POLY computes those pairs on both sides); a brick thinner than the cut-off is refused."""
@@ -110,6 +113,7 @@ def test_without_a_metal_the_density_exchange_and_its_sums_go():
         dlpoly_plan(replace(md, kernel="spmv"))
 
 
+@pytest.mark.xdist_group("test_simulate_dlpoly.fe_plans")  # fe_plans is made once, on one worker
 @pytest.mark.kernel
 def test_the_trace_sums_a_logical_as_one_double(fe_plans):
     _, dl = fe_plans
@@ -118,6 +122,7 @@ def test_the_trace_sums_a_logical_as_one_double(fe_plans):
     assert len(sums) == 3 * 46 and sums.count("1") == 3 * 43 and sums.count("15") == 3 and sums.count("9") == 6
 
 
+@pytest.mark.xdist_group("test_simulate_dlpoly.fe_plans")  # fe_plans is made once, on one worker
 @pytest.mark.kernel
 @needs_smpi
 def test_replayed_its_sums_cost_their_latency(fe_plans, tmp_path):

@@ -10,11 +10,10 @@ import sys
 import time
 
 import pytest
-from rich.console import Console
 
 from hybridperf.store.db import RunRecord, Store
 from hybridperf.study import spec as specs
-from hybridperf.study.run import run_study
+from hybridperf.study.run import run_study, Silent
 
 pytestmark = pytest.mark.kernel
 
@@ -131,13 +130,13 @@ results: {results}
 
 
 def test_a_race_stops_when_it_is_decided(tmp_path, md_binary):
-    """Two candidates of one shape, one with forty times the steps: it loses before the blocks run out, and the
-    JSON says so. A lead of forty times holds however loaded the machine (make test runs three workers on two
+    """Two candidates of one shape, one with ten times the steps: it loses before the blocks run out, and the
+    JSON says so. A lead of ten times holds however loaded the machine (make test runs three workers on two
     cores); a tie of real runs does not — one run slowed several times over once left one undecided — so the
     tie's stopping is the next test's, on scripted times."""
     spec = tmp_path / "race.yaml"
     results = tmp_path / "res"
-    spec.write_text(RACE.format(other=1600, results=results))
+    spec.write_text(RACE.format(other=400, results=results))
     out = study(spec, "--no-report")
     assert out.returncode == 0, out.stderr
     verdict = json.loads(subprocess.run([*HYBRIDPERF, "report", str(results), "--json"], capture_output=True,
@@ -177,7 +176,7 @@ def test_a_tie_stops_the_race_before_its_blocks_run_out(tmp_path):
     results = tmp_path / "res"
     study_spec = specs.parse(RACE.format(other=40, results=results), cores_per_node=2)
     with Store(results) as store:
-        outcome = run_study(study_spec, store, Scripted(), Console(quiet=True), "race.yaml")
+        outcome = run_study(study_spec, store, Scripted(), Silent(), "race.yaml")
         runs = store.runs("race", warmups=True)
     [race] = outcome.races.values()
     assert race.outcome == "tie" and sorted(race.tied) == ["2x1", "pure-mpi"] and 4 <= race.blocks < 20

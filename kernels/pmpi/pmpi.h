@@ -204,7 +204,7 @@ void hp_handles_free(MPI_Request *h, const MPI_Request *local);
 /* MPI_Start / MPI_Startall of n requests: one p2p call, and the message of each persistent send. */
 void hp_record_start(hp_call *c, int n, const MPI_Request *reqs);
 
-/* ---- the trace (trace.c: files, compute bursts, the limit; trace_actions.c: SimGrid's actions;
+/* ---- the trace (trace.c: files, compute bursts; trace_budget.c: the limit; trace_actions.c: SimGrid's actions;
  * trace_perfetto.c: the trace events; docs/pmpi.md "Traces") ---- */
 
 /* Why a counted call is not in the trace (trace.c names them). */
@@ -255,8 +255,14 @@ enum { HP_TRACE_BYTE = 6 };           /* SimGrid's code of MPI_BYTE in a trace: 
 int hp_trace_rank(void);
 /* Traced requests not yet completed, after adding delta. */
 long long hp_trace_outstanding(long long delta);
-/* `bytes` more of this rank's files (text and events): 0 when that passes the limit, and the trace stops. */
+/* trace_budget.c: what this rank's files (text and events) may take, and why its trace stopped. */
+void hp_trace_budget(long long limit); /* at MPI_Init: HYBRIDPERF_MPI_TRACE_LIMIT, nothing spent */
+/* `bytes` more of this rank's files: 0 when that passes the limit, and the trace stops. */
 int hp_trace_spend(long long bytes);
+void hp_trace_stop(int state); /* 1: cut at the limit; 2: a file could not be written (the first reason stays) */
+long long hp_trace_spent(void);
+long long hp_trace_limit(void);
+int hp_trace_state(void); /* 0 whole, 1 cut at the limit, 2 a file could not be written */
 
 /* trace_actions.c: each routine's action(s); peers and roots as world ranks, sizes in bytes (MPI_BYTE). */
 int hp_trace_send(hp_call *c, const char *action, int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm);

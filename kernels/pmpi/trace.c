@@ -33,8 +33,6 @@ static const double FLOPS = 1e9; /* per second: the host speed of cluster.platfo
 
 static const char *const REASONS[HP_UNTRACED_REASONS] = {"thread", "communicator", "proc_null", "one_sided", "routine"};
 
-int hp_trace_on;
-
 static struct {
     int wanted; /* every rank: rank 0's HYBRIDPERF_MPI_TRACE named a folder */
     int rank, ranks;
@@ -44,9 +42,8 @@ static struct {
     char *text;
     size_t used, capacity;
     int held;
-    long long limit, spent, actions, outstanding;
+    long long actions, outstanding;
     long long untraced[HP_UNTRACED_REASONS];
-    int state; /* 0 whole, 1 cut at the limit, 2 a file could not be written */
     double last;
 } trace = {.fd = -1};
 
@@ -57,20 +54,6 @@ static struct {
     long long untraced[HP_UNTRACED_REASONS];
 } summary;
 
-static void stop(int state)
-{
-    __atomic_store_n(&hp_trace_on, 0, __ATOMIC_RELAXED);
-    if (!trace.state) trace.state = state;
-}
-
-int hp_trace_spend(long long bytes)
-{
-    if (__atomic_add_fetch(&trace.spent, bytes, __ATOMIC_RELAXED) <= trace.limit) return 1;
-    __atomic_sub_fetch(&trace.spent, bytes, __ATOMIC_RELAXED); /* not written: not spent */
-    stop(1);
-    return 0;
-}
-
 static void flush(void)
 {
     for (size_t done = 0; done < trace.used;) {
@@ -78,7 +61,7 @@ static void flush(void)
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             fprintf(stderr, "hybridperf-mpi: error: cannot write the trace in %s: %s\n", trace.dir, strerror(errno));
-            stop(2);
+            hp_trace_stop(2);
             break;
         }
         done += (size_t)n;
@@ -96,7 +79,7 @@ static int room(size_t n)
     char *grown = realloc(trace.text, capacity);
     if (!grown) {
         fputs("hybridperf-mpi: error: out of memory for the trace\n", stderr);
-        stop(2);
+        hp_trace_stop(2);
         return 0;
     }
     trace.text = grown;
@@ -278,14 +261,14 @@ void hp_trace_start(void)
     PMPI_Bcast(trace.dir, DIR_MAX, MPI_CHAR, 0, world);
     if (!trace.dir[0]) return;
     trace.wanted = 1;
-    trace.limit = limit;
+    hp_trace_budget(limit);
     if (mkdir(trace.dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "hybridperf-mpi: error: cannot make the trace folder %s: %s\n", trace.dir, strerror(errno));
-        trace.state = 2;
+        hp_trace_stop(2);
         return;
     }
     if (!open_text() || !hp_events_open(trace.dir, trace.rank)) {
-        trace.state = 2;
+        hp_trace_stop(2);
         return;
     }
     trace.thread = hp_self();
@@ -297,7 +280,7 @@ void hp_trace_start(void)
 static void sum_up(void)
 {
     const MPI_Comm world = MPI_COMM_WORLD;
-    long long mine[3] = {trace.spent, trace.actions, trace.state};
+    long long mine[3] = {hp_trace_spent(), trace.actions, hp_trace_state()};
     long long *all = trace.rank == 0 ? malloc(3 * (size_t)trace.ranks * sizeof *all) : NULL;
     PMPI_Gather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, 0, world);
     PMPI_Reduce(trace.untraced, summary.untraced, HP_UNTRACED_REASONS, MPI_LONG_LONG, MPI_SUM, 0, world);
@@ -320,7 +303,7 @@ void hp_trace_finish(void)
     if (hp_trace_on) line("finalize");
     hp_trace_on = 0;
     if (trace.fd >= 0) {
-        if (trace.state != 2) flush();
+        if (hp_trace_state() != 2) flush();
         close(trace.fd);
     }
     free(trace.text);
@@ -361,7 +344,7 @@ static void describe(char *out, size_t n)
         snprintf(out, n,
                  "truncated: rank %d's trace reached HYBRIDPERF_MPI_TRACE_LIMIT (%lld bytes) and stopped; "
                  "the traces cannot be replayed",
-                 cut, trace.limit);
+                 cut, hp_trace_limit());
     else if (untraced)
         snprintf(out, n, "complete, but %lld counted calls are not in the traces (untraced, by reason)", untraced);
     else
@@ -391,7 +374,7 @@ void hp_trace_json(hp_json *j)
     for (int k = 0; k < HP_UNTRACED_REASONS; k++) hp_json_int(j, REASONS[k], summary.untraced[k]);
     hp_json_object_end(j);
     hp_json_bool(j, "truncated", cut());
-    hp_json_int(j, "limit", trace.limit);
+    hp_json_int(j, "limit", hp_trace_limit());
     hp_json_string(j, "events", "trace.json");
     hp_json_string(j, "summary", note);
     hp_json_object_end(j);

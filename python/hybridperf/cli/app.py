@@ -20,7 +20,7 @@ from hybridperf.cli import (cluster as cli_cluster, model as cli_model, potentia
                             simulate as cli_simulate, study as cli_study)
 from hybridperf.cli.recommend import recommend_command
 from hybridperf.files import strict_json
-from hybridperf.cli.ui import console, errors, fail, state, user_error, USER_ERRORS
+from hybridperf.cli.ui import console, ConsoleObserver, errors, fail, state, user_error, USER_ERRORS
 from hybridperf import shapes
 from hybridperf.launch import kernels, machine, quiet
 from hybridperf.launch.lines import Configuration, FLAVORS, LaunchError
@@ -223,7 +223,8 @@ def compare_splits(
         for line in undecidable(st):
             errors.print(f"[yellow]warning:[/yellow] {line}", highlight=False)
         with Store(directory) as store:
-            outcome = run_study(st, store, backend_for(st, directory), console, "hybridperf compare", quiet.check())
+            outcome = run_study(st, store, backend_for(st, directory), ConsoleObserver(console), "hybridperf compare",
+                                quiet.check())
             runs = store.runs(st.name, outcome.campaign)
     except USER_ERRORS as err:
         user_error(err)

@@ -16,7 +16,7 @@ from hybridperf import cluster
 from hybridperf.cli.simulate_app import replay_app
 from hybridperf.cli.study import _report
 from hybridperf.study.registry import cores_per_node
-from hybridperf.cli.ui import console, errors, fail, USER_ERRORS, user_error
+from hybridperf.cli.ui import console, ConsoleObserver, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import contests as moves, outcomes as swept_outcomes
 from hybridperf.report import chain_tables, moves_table, seeds_tables
@@ -147,7 +147,7 @@ def simulate(
                                                                    else ""))
         backend = SimGridBackend(study, directory, say=lambda line: errors.print(line, highlight=False))
         with Store(directory) as store:
-            outcome = run_study(study, store, backend, console, target)
+            outcome = run_study(study, store, backend, ConsoleObserver(console), target)
         if outcome.ended == "interrupted":
             errors.print(f"interrupted: campaign {outcome.campaign}'s {outcome.resumed + len(outcome.stored)} points "
                          f"are stored in {directory}; run the same command to resume")

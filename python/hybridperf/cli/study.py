@@ -12,7 +12,7 @@ from rich.markup import escape
 from hybridperf.analysis import disturbed, efficiency as eff
 from hybridperf.app.launch import command_of
 from hybridperf.files import strict_json
-from hybridperf.cli.ui import console, errors, fail, user_error, USER_ERRORS
+from hybridperf.cli.ui import console, ConsoleObserver, errors, fail, user_error, USER_ERRORS
 from hybridperf.launch import quiet
 from hybridperf.report import html as reporting, terminal, verdicts_json
 from hybridperf.store import export as exports, thicket as thickets
@@ -72,7 +72,7 @@ def study(
         for warning in check.get("warnings", []):
             errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
         with Store(directory) as store:
-            outcome = run_study(st, store, runner, console, str(spec_file), check)
+            outcome = run_study(st, store, runner, ConsoleObserver(console), str(spec_file), check)
     except USER_ERRORS as err:
         user_error(err)
     if outcome.ended == "interrupted":

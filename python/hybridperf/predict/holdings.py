@@ -19,9 +19,11 @@ from hybridperf.study.stored import open_store, stored
 
 
 def calibration_of(directory: Path) -> Calibration:
-    """What a results directory holds for a question: its counted ok profiles (warm-ups' and re-run blocks' left
-    out), its studies' latest campaigns and every run it stores; Unanswerable where it holds no profile."""
+    """What a results directory holds for a question: its counted ok profiles of measured runs (warm-ups', re-run
+    blocks' and simulations' left out: a replay at 8 cores made here does not make this an 8-core machine), its
+    studies' latest campaigns and every run it stores; Unanswerable where it holds no profile."""
     profiles, copies = ok_profiles(directory)
+    profiles = [p for p in profiles if "simulated" not in p]
     if not profiles:
         raise Unanswerable(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for "
                            "the calibration runs")

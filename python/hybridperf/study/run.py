@@ -14,6 +14,9 @@ except that an interrupted campaign of the same spec resumes — its stored bloc
 races and racing goes on where it stopped. Ctrl-C stops the current run's processes and stores nothing of
 it. A failed run (non-zero exit, failed correctness check, timeout) is stored with its status and the end
 of its stderr; its candidate leaves the race (it cannot win) and the study goes on.
+
+The scheduler prints nothing: it reports what happens to an `Observer` it is given (the CLI's draws a progress
+bar; `Silent` says nothing).
 """
 
 from __future__ import annotations
@@ -21,10 +24,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
-
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hybridperf.analysis.race import ExactRacer, Race, Racer
 from hybridperf.analysis.disturbed import disturbance_text
@@ -45,6 +44,80 @@ class Backend(Protocol):
     def launch_line(self, plan: RunPlan) -> str: ...
 
     def run(self, plans: list[RunPlan], done: Callable[[RunRecord], None]) -> None: ...
+
+
+class Observer(Protocol):
+    """What the scheduler reports as a campaign goes, in the order it happens: `started`, `racing`, then `block`,
+    `line`, `warning`, `failed` and `advance` as the races run, `finished` (also when interrupted), then the
+    campaign's closing `warning`s and `budget_spent`. Texts are plain: an observer styles them, never parses them."""
+
+    def started(self, text: str) -> None:
+        """The campaign's first line: a resumed campaign's runs already stored, or a new one's races and rule."""
+        ...
+
+    def racing(self, title: str, total: int, decided: int) -> None:
+        """The races begin: `total` of them under `title` (the study), `decided` of them already (resumed)."""
+        ...
+
+    def block(self, description: str) -> None:
+        """A block starts: which race, which block ("<race>: block N"), run again or not."""
+        ...
+
+    def advance(self) -> None:
+        """One more race is decided."""
+        ...
+
+    def line(self, text: str) -> None:
+        """A line to show as it is: a decided race's result, a block that runs again and why."""
+        ...
+
+    def warning(self, text: str) -> None:
+        """Something worth a warning: a run's own (its shape first), a race whose runs were noisy."""
+        ...
+
+    def failed(self, status: str, what: str, reason: str, launch: str) -> None:
+        """A run failed: its status (failed, check-failed, timeout), which run, why (with where its output is kept), and
+        its launch line."""
+        ...
+
+    def finished(self) -> None:
+        """The races end: decided, out of budget or interrupted."""
+        ...
+
+    def budget_spent(self, seconds: float, undecided: int) -> None:
+        """The budget ran out after `seconds` of runs, with `undecided` races still open."""
+        ...
+
+
+class Silent:
+    """An observer that says nothing: for callers that want only the outcome."""
+
+    def started(self, text: str) -> None:
+        pass
+
+    def racing(self, title: str, total: int, decided: int) -> None:
+        pass
+
+    def block(self, description: str) -> None:
+        pass
+
+    def advance(self) -> None:
+        pass
+
+    def line(self, text: str) -> None:
+        pass
+
+    def warning(self, text: str) -> None:
+        pass
+
+    def failed(self, status: str, what: str, reason: str, launch: str) -> None:
+        pass
+
+    def finished(self) -> None:
+        pass
+
+    def budget_spent(self, seconds: float, undecided: int) -> None:
+        pass
 
 
 @dataclass
@@ -83,7 +156,7 @@ def _order(seed: int, race_index: int, block: int, candidates: list[str], attemp
     return order
 
 
-def run_study(study: Study, store: Store, backend: Backend, console: Console, source: str,
+def run_study(study: Study, store: Store, backend: Backend, observer: Observer, source: str,
               machine: dict[str, Any] | None = None) -> StudyOutcome:
     store.save_study(study.name, study.kernel, study.as_dict(), source, timestamp())
     campaign, stored = campaign_for(study, store, machine or {})
@@ -100,76 +173,72 @@ def run_study(study: Study, store: Store, backend: Backend, console: Console, so
             racers[d.key].add(block)
     spent = sum(r["elapsed"] for r in stored)
     if stored:
-        console.print(f"resuming {study.name} campaign {campaign.number}: {len(stored)} runs already stored")
+        observer.started(f"resuming {study.name} campaign {campaign.number}: {len(stored)} runs already stored")
     else:
-        console.print(f"{study.name}: campaign {campaign.number}; {len(defs)} race(s), {rule_text(study)}"
-                      + _earlier(store, study.name, campaign.number))
+        observer.started(f"{study.name}: campaign {campaign.number}; {len(defs)} race(s), {rule_text(study)}"
+                         + _earlier(store, study.name, campaign.number))
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("races decided"),
-               TimeElapsedColumn())
     stopped = False
+    observer.racing(study.name, len(defs), sum(not r.running for r in racers.values()))
     try:
-        with Progress(*columns, console=console, transient=False) as bar:
-            task = bar.add_task(study.name, total=len(defs), completed=sum(not r.running for r in racers.values()))
-            while not stopped and any(racers[d.key].running for d in defs):
-                for index, d in enumerate(defs):
-                    racer = racers[d.key]
-                    if not racer.running:
-                        continue
-                    if rule.budget is not None and spent >= rule.budget:
-                        stopped = True
+        while not stopped and any(racers[d.key].running for d in defs):
+            for index, d in enumerate(defs):
+                racer = racers[d.key]
+                if not racer.running:
+                    continue
+                if rule.budget is not None and spent >= rule.budget:
+                    stopped = True
+                    break
+                attempt = 0
+                while True:  # a block, and again while a run of it is disturbed and the study reruns such
+                    order = _order(campaign.seed, index, racer.blocks, racer.running, attempt)
+                    plans = d.block(racer.blocks, order, campaign.number, attempt)
+                    if d.key not in warmed and len(d.candidates) > 1 and not exact:  # one: nothing to tilt
+                        plans.insert(0, d.warmup(order[0], campaign.number))
+                        warmed.add(d.key)
+                    again = f" (again: {attempt} disturbed before)" if attempt else ""
+                    observer.block(f"{d.title()}: block {racer.blocks + 1}{again}")
+                    counted: list[RunRecord] = []
+
+                    def done(record: RunRecord) -> None:
+                        nonlocal spent
+                        store.add_run(record)
+                        outcome.stored.append(record)
+                        spent += record.elapsed
+                        _say_problems(observer, record)
+                        if not record.warmup:
+                            counted.append(record)
+
+                    backend.run(plans, done)
+                    disturbed = [r for r in counted if r.disturbance and r.disturbance.get("disturbed")]
+                    if not (study.disturbed == "rerun" and disturbed and attempt < RERUNS and
+                            len(d.candidates) > 1 and (rule.budget is None or spent < rule.budget)):
                         break
-                    attempt = 0
-                    while True:  # a block, and again while a run of it is disturbed and the study reruns such
-                        order = _order(campaign.seed, index, racer.blocks, racer.running, attempt)
-                        plans = d.block(racer.blocks, order, campaign.number, attempt)
-                        if d.key not in warmed and len(d.candidates) > 1 and not exact:  # one: nothing to tilt
-                            plans.insert(0, d.warmup(order[0], campaign.number))
-                            warmed.add(d.key)
-                        again = f" (again: {attempt} disturbed before)" if attempt else ""
-                        bar.update(task, description=f"{d.title()}: block {racer.blocks + 1}{again}")
-                        counted: list[RunRecord] = []
-
-                        def done(record: RunRecord) -> None:
-                            nonlocal spent
-                            store.add_run(record)
-                            outcome.stored.append(record)
-                            spent += record.elapsed
-                            _say_problems(bar.console, record)
-                            if not record.warmup:
-                                counted.append(record)
-
-                        backend.run(plans, done)
-                        disturbed = [r for r in counted if r.disturbance and r.disturbance.get("disturbed")]
-                        if not (study.disturbed == "rerun" and disturbed and attempt < RERUNS and
-                                len(d.candidates) > 1 and (rule.budget is None or spent < rule.budget)):
-                            break
-                        store.supersede([r.run_key for r in counted])
-                        bar.console.print(f"{d.title()}: block {racer.blocks + 1} runs again — "
-                                          f"{candidate_name(disturbed[0].configurations)}: "
-                                          f"{disturbance_text(disturbed[0].disturbance)}", highlight=False,
-                                          markup=False)
-                        attempt += 1
-                    racer.add({candidate_name(r.configurations): counted_time(r.status, r.loop_time)
-                               for r in counted})
-                    if not racer.running:
-                        bar.console.print(racer.state().line(d.title()), highlight=False, markup=False)
-                        bar.advance(task)
+                    store.supersede([r.run_key for r in counted])
+                    observer.line(f"{d.title()}: block {racer.blocks + 1} runs again — "
+                                  f"{candidate_name(disturbed[0].configurations)}: "
+                                  f"{disturbance_text(disturbed[0].disturbance)}")
+                    attempt += 1
+                racer.add({candidate_name(r.configurations): counted_time(r.status, r.loop_time)
+                           for r in counted})
+                if not racer.running:
+                    observer.line(racer.state().line(d.title()))
+                    observer.advance()
     except KeyboardInterrupt:
         outcome.ended = "interrupted"
         store.end_campaign(study.name, campaign.number, "interrupted", None)
         return outcome
+    finally:
+        observer.finished()
     outcome.ended = "budget" if stopped else "decided"
     store.end_campaign(study.name, campaign.number, outcome.ended, timestamp())
     outcome.races = {d.title(): racers[d.key].state(stopped) for d in defs}
     for title, state in outcome.races.items():
         if state.pair_spread is not None and state.pair_spread > NOISY:
-            console.print(f"[yellow]warning:[/yellow] {title}: runs of one split differ by ±{100 * state.pair_spread:.0f}% "
-                          "(pyperf warns above 10%): the machine is noisy, and the race needed more blocks for it",
-                          highlight=False)
+            observer.warning(f"{title}: runs of one split differ by ±{100 * state.pair_spread:.0f}% "
+                             "(pyperf warns above 10%): the machine is noisy, and the race needed more blocks for it")
     if stopped:
-        open_races = [t for t, r in outcome.races.items() if r.outcome == "undecided"]
-        console.print(f"[yellow]budget spent[/yellow] ({spent:.0f} s of runs): {len(open_races)} race(s) undecided")
+        observer.budget_spent(spent, sum(r.outcome == "undecided" for r in outcome.races.values()))
     return outcome
 
 
@@ -194,11 +263,10 @@ def rule_text(study: Study) -> str:
             f"{r.min_blocks}–{r.max_blocks} blocks, {budget}")
 
 
-def _say_problems(console: Console, record: RunRecord) -> None:
+def _say_problems(observer: Observer, record: RunRecord) -> None:
     shape = f"{record.study} {candidate_name(record.configurations)} ({record.nodes}n{record.ranks_per_node}r{record.threads}t)"
     for w in record.warnings:
-        console.print(f"[yellow]warning:[/yellow] {shape}: {w}")
+        observer.warning(f"{shape}: {w}")
     if record.status != "ok":
         kept = f"\n  output: {record.output}" if record.output else ""
-        console.print(f"[red]{record.status}[/red] {shape}: {escape(record.reason or '')}{escape(kept)}\n"
-                      f"  [dim]launch: {escape(record.launch)}[/dim]", highlight=False)
+        observer.failed(record.status, shape, (record.reason or "") + kept, record.launch)

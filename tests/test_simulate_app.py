@@ -201,11 +201,13 @@ CEILING = 0.10
 
 @pytest.fixture(scope="module")
 def this_machine(tmp_path_factory) -> Path:
-    """This machine described by `hybridperf cluster measure` (its ping-pong and fork/join), written where it would
-    write it by default, in a folder of its own (--out and --host said, as a user may)."""
+    """This machine described by `hybridperf cluster measure` (its ping-pong and fork/join; no OS noise, which the
+    replays here do not draw), written where it would write it by default, in a folder of its own (--out and
+    --host said, as a user may)."""
     home = tmp_path_factory.mktemp("xdg")
     path = home / "hybridperf" / "clusters" / "this-machine.yaml"
-    out = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(path), "--host", "testnode"],
+    out = subprocess.run([*HYBRIDPERF, "cluster", "measure", "--out", str(path), "--host", "testnode",
+                          "--noise-quanta", "0"],
                          capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_DATA_HOME": str(home)})
     assert out.returncode == 0, out.stderr
     return path

@@ -83,6 +83,7 @@ def test_the_share_of_neighbours_outside_a_brick_is_the_sampled_one(brick, cut):
     assert outside_share(brick, cut) == pytest.approx(sampled, abs=0.005)
 
 
+@pytest.mark.kernel
 @pytest.mark.xdist_group("test_simulate_dlpoly.fe_plans")  # fe_plans is made once, on one worker
 def test_pairs_across_a_brick_s_faces_are_priced_twice(fe_plans):
     """Every rank's force and density work is its atoms' times one plus the share of their neighbours outside its

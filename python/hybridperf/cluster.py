@@ -55,12 +55,12 @@ and `simulate validate`'s own), so a description with noise replays as one witho
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 import yaml
 
@@ -482,7 +482,7 @@ def platform_xml(spec: ClusterSpec, profiles: str = "") -> str:
         attributes |= {"topology": "FAT_TREE", "topo_parameters": f"{levels};{';'.join(groups)}"}
     elif spec.topology.kind == "torus":
         attributes |= {"topology": "TORUS", "topo_parameters": ",".join(map(str, spec.topology.parameters))}
-    cluster = " ".join(f"{k}={quoteattr(v)}" for k, v in attributes.items())
+    cluster = " ".join(f'{k}="{html.escape(v)}"' for k, v in attributes.items())  # xml.sax: 30 ms to import
     return ("<?xml version='1.0'?>\n"
             "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
             f"<!-- {spec.name}: written by hybridperf from the description {spec.key}.yaml -->\n"

@@ -12,7 +12,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 
 SCHEMA_ID = "hybridperf.profile/1"
 FILE = "_file"  # where the reader of a results directory notes a profile's file, for warnings to name the run
@@ -29,6 +28,8 @@ def schema() -> dict[str, Any]:
 
 
 def validate(profile: dict[str, Any]) -> None:
+    import jsonschema  # 50 ms at import: only for the commands that validate a profile
+
     try:
         jsonschema.validate(profile, schema())
     except jsonschema.ValidationError as err:

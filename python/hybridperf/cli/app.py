@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hybridperf import __version__
+import hybridperf
 from hybridperf.analysis import affinity, compare, failure
 from hybridperf.analysis.race import Rule
 from hybridperf.analysis.scaling import problem_size
@@ -44,7 +44,7 @@ app = typer.Typer(
 )
 def _version(value: bool) -> None:
     if value:
-        console.print(f"hybridperf {__version__}")
+        console.print(f"hybridperf {hybridperf.__version__}")
         raise typer.Exit()
 
 

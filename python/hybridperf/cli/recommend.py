@@ -7,17 +7,17 @@ reads the results directory and prints; the answering is predict's."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Optional, TYPE_CHECKING
 
 import typer
 
 from hybridperf.cli.ui import console, errors, fail
 from hybridperf.files import strict_json, write_atomic
-from hybridperf.predict import render
 from hybridperf.predict.answer import METHODS, Unanswerable
-from hybridperf.predict.holdings import calibration_of, replayed_app, study_sections
-from hybridperf.predict.question import KERNELS, measured_study, modelled, NONE, Question, recommendation, simulated
 from hybridperf.report.terminal import rich_table
+
+if TYPE_CHECKING:
+    from hybridperf.predict.question import Question
 
 
 def progress(line: str) -> None:
@@ -76,6 +76,11 @@ def recommend_command(
 ) -> None:
     """Predict every ranks x threads split per node, name the winner with its lead and verdict and the crossovers,
     and say how far each input would have to move to change the winner."""
+    # predict/ and the simulator behind it, imported when asked: every other command starts without them
+    from hybridperf.predict import render
+    from hybridperf.predict.holdings import calibration_of, replayed_app, study_sections
+    from hybridperf.predict.question import measured_study, modelled, NONE, recommendation, simulated
+
     if "model" in ctx.command_path.split():
         progress("hybridperf: note: `hybridperf model recommend` is now `hybridperf recommend`"
                  + (" --by simulation" if simulate else ""))
@@ -131,6 +136,8 @@ def _question(by: str, cluster: str, kernel: str, size: int | None, steps: int |
               nodes: str, thread_loss: float | None, future: bool, window: int, explain: bool,
               calibration: Path | None) -> Question:
     """The options as a question, or a one-line error naming the option at fault."""
+    from hybridperf.predict.question import KERNELS, Question
+
     if by not in METHODS:
         fail(f"--by must be one of {', '.join(METHODS)}, not '{by}'")
     try:

@@ -44,18 +44,22 @@ def runs_of(profiles: list[dict[str, Any]], serial: dict[str, Any], splits: list
     return {s: spread(times) for s, times in found.items() if times}
 
 
-def comm_parts(profiles: list[dict[str, Any]], serial: dict[str, Any], s: Split) -> dict[str, float] | None:
-    """The split's runs' median seconds (rank average) in point-to-point and in collective MPI calls, and the rest
-    of the median loop time as compute (threading overhead and waiting included: a profile does not split them);
-    None where its runs' profiles do not record both classes."""
-    runs = _runs_at(profiles, serial, s)
-    p2p = [p["comm"]["p2p"]["time"]["avg"] for p in runs if "p2p" in p.get("comm", {})]
-    coll = [p["comm"]["collective"]["time"]["avg"] for p in runs if "collective" in p.get("comm", {})]
-    if not runs or len(p2p) < len(runs) or len(coll) < len(runs):
+def comm_parts(profiles: list[dict[str, Any]], seconds: float) -> dict[str, float] | None:
+    """Runs' median seconds (rank average) in point-to-point and in collective MPI calls, and the rest of
+    `seconds` (their median loop time) as compute — threading overhead and waiting included: a profile does not
+    split them; None where no profile records both classes."""
+    p2p = [p["comm"]["p2p"]["time"]["avg"] for p in profiles if "p2p" in p.get("comm", {})]
+    coll = [p["comm"]["collective"]["time"]["avg"] for p in profiles if "collective" in p.get("comm", {})]
+    if not p2p or not coll:
         return None
     p2p_s, coll_s = float(np.median(p2p)), float(np.median(coll))
-    return {"compute": float(np.median([_loop_time(p) for p in runs])) - p2p_s - coll_s, "point-to-point": p2p_s,
-            "collectives": coll_s}
+    return {"compute": seconds - p2p_s - coll_s, "point-to-point": p2p_s, "collectives": coll_s}
+
+
+def split_parts(profiles: list[dict[str, Any]], serial: dict[str, Any], s: Split) -> dict[str, float] | None:
+    """comm_parts of the split's runs of the serial run's problem."""
+    runs = _runs_at(profiles, serial, s)
+    return comm_parts(runs, float(np.median([_loop_time(p) for p in runs]))) if runs else None
 
 
 @dataclass(frozen=True)

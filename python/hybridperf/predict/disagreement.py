@@ -41,8 +41,9 @@ def disagreement(method: str, predicted: Answer, measured: Answer) -> str:
             f"measured {runner.candidate} {runner.lead_text()} slower than {leader} ({measured.verdict}); the "
             f"{method} says {100 * (ratio - 1):+.1f}%")
     measured_of = {name(p.split): p for p in measured.predictions}
-    gaps = [_grouped(p.parts) for p in (a, b, measured_of.get(leader), measured_of.get(runner.candidate)) if p]
-    if len(gaps) < 4 or any(g is None for g in gaps):
+    sides = (a, b, measured_of.get(leader), measured_of.get(runner.candidate))
+    gaps = [_grouped(p.parts) if p else None for p in sides]
+    if None in gaps:
         return said + "; the runs' profiles do not split their time into parts to say where."
     pa, pb, ma, mb = gaps
     worst = max(GROUPS, key=lambda g: abs((pb[g] - pa[g]) - (mb[g] - ma[g])))

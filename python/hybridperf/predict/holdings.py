@@ -15,7 +15,7 @@ from hybridperf.simulate import app_replay, app_study
 from hybridperf.simulate.replay import SimGridMissing
 from hybridperf.store.db import StoreError
 from hybridperf.store.profiles import counted, ok_profiles
-from hybridperf.study.stored import open_store, stored
+from hybridperf.study.stored import open_store, stored, Stored
 
 
 def calibration_of(directory: Path) -> Calibration:
@@ -38,22 +38,23 @@ def calibration_of(directory: Path) -> Calibration:
         raise Unanswerable(str(err)) from None
 
 
-def study_sections(directory: Path, name: str | None) -> tuple[str, list[Section]]:
-    """A stored study's name and the sections of its latest campaign (the folder's default study unless named)."""
+def _stored(directory: Path, name: str | None) -> Stored:
     try:
-        found = stored(directory, name)
+        return stored(directory, name)
     except StoreError as err:
         raise Unanswerable(str(err)) from None
+
+
+def study_sections(directory: Path, name: str | None) -> tuple[str, list[Section]]:
+    """A stored study's name and the sections of its latest campaign (the folder's default study unless named)."""
+    found = _stored(directory, name)
     return found.study.name, found.sections()
 
 
 def replayed_app(directory: Path, name: str | None, cluster_name: str, progress: Callable[[str], None]) -> Posed:
     """An app study's traced runs replayed on the cluster — stored beside it as `<study>-on-<cluster>`, as
     `hybridperf simulate SPEC --cluster` stores them — and raced as they ran (the replays run here: I/O)."""
-    try:
-        found = stored(directory, name)
-    except StoreError as err:
-        raise Unanswerable(str(err)) from None
+    found = _stored(directory, name)
     if found.study.kernel != "app":
         raise Unanswerable(f"study {found.study.name} runs {found.study.kernel}, not your program: --kernel app "
                            "replays an app study's traces (docs/apps.md)")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any
 
 from hybridperf.analysis.confseq import sign_interval
 from hybridperf.analysis.contest import Contest, renamed, unraced
@@ -19,19 +18,10 @@ from hybridperf.models.split import PARTS, Split
 from hybridperf.predict.answer import Answer, IDLE, Input, name, Prediction, TIE_WITHIN
 
 
-def _comm(profile: dict[str, Any], cls: str) -> float | None:
-    return profile.get("comm", {}).get(cls, {}).get("time", {}).get("avg")
-
-
 def _parts(point: Point, seconds: float) -> dict[str, float | None]:
-    """The runs' median point-to-point and collective seconds (rank average), and the rest as compute."""
+    """The runs' median point-to-point and collective seconds, and the rest as compute (models.measured)."""
     profiles = [r["profile"] for r in point.runs if r.get("profile")]
-    p2p = [v for v in (_comm(p, "p2p") for p in profiles) if v is not None]
-    coll = [v for v in (_comm(p, "collective") for p in profiles) if v is not None]
-    if not p2p or not coll:
-        return dict.fromkeys((*PARTS, IDLE))
-    p2p_s, coll_s = statistics.median(p2p), statistics.median(coll)
-    return dict(zip((*PARTS, IDLE), (seconds - p2p_s - coll_s, None, p2p_s, coll_s, None)))
+    return {**dict.fromkeys((*PARTS, IDLE)), **(calibration.comm_parts(profiles, seconds) or {})}
 
 
 def _split(verdict: Verdict, candidate: str) -> Split:
@@ -117,7 +107,7 @@ def beside(profiles: list[dict], studies: list[tuple[str, list[Section]]], seria
     if runs:
         unknown = dict.fromkeys((*PARTS, IDLE))
         predictions = [Prediction(s, r.median, r.median * (1 - r.noise), r.median * (1 + r.noise),
-                                  {**unknown, **(calibration.comm_parts(profiles, serial, s) or {})}, r.runs)
+                                  {**unknown, **(calibration.split_parts(profiles, serial, s) or {})}, r.runs)
                        for s, r in runs.items()]
         winner = decided.winner if decided else None
         predictions.sort(key=lambda p: (calibration.shape(p.split) != winner, p.seconds))

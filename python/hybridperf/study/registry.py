@@ -7,6 +7,7 @@ what a node is and how many cores one has where a spec does not say."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Callable, TYPE_CHECKING
@@ -31,8 +32,9 @@ class Kind:
     cores: Callable[[], int]  # cores per node where a spec does not say
 
 
+@cache
 def kinds() -> dict[str, Kind]:
-    """Every registered backend, by name."""
+    """Every registered backend, by name (the entry points read once)."""
     found = {}
     for point in entry_points(group=GROUP):
         kind = point.load()

@@ -148,11 +148,13 @@ def execute_copies(launches: list[tuple[Launch, Path]], timeout: float | None = 
     every core busy) and marks each profile written as copy k of n (`run.copy`)."""
     with tempfile.TemporaryDirectory(prefix="hybridperf-copies-") as tmp:
         # Open MPI 4's launchers started at one instant race to create their session directory under TMPDIR and
-        # one fails ("mkdir ... File exists", open-mpi/ompi#8510): each copy gets a TMPDIR of its own
+        # one fails ("mkdir ... File exists", open-mpi/ompi#8510): each copy gets a TMPDIR of its own, and a session
+        # directory base of its own where the caller named one (OMPI_MCA_orte_tmpdir_base overrides TMPDIR)
         own = []
         for k, (launch, path) in enumerate(launches):
             (Path(tmp) / str(k)).mkdir()
-            own.append((replace(launch, env={**launch.env, "TMPDIR": str(Path(tmp) / str(k))}), path))
+            mine = str(Path(tmp) / str(k))
+            own.append((replace(launch, env={**launch.env, "TMPDIR": mine, "OMPI_MCA_orte_tmpdir_base": mine}), path))
         with ThreadPoolExecutor(max_workers=len(own)) as pool:
             outcomes = list(pool.map(lambda launch: execute(*launch, timeout=timeout, alone=False), own))
     for k, outcome in enumerate(outcomes):

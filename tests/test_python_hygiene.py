@@ -12,5 +12,5 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_python_sources_are_pyflakes_clean():
     findings, errors = io.StringIO(), io.StringIO()
-    count = checkRecursive([str(ROOT / d) for d in ("python/hybridperf", "bench", "tests")], Reporter(findings, errors))
+    count = checkRecursive([str(ROOT / d) for d in ("python/hybridperf", "bench", "tests", "kernels")], Reporter(findings, errors))
     assert count == 0, findings.getvalue() + errors.getvalue()

@@ -1,4 +1,4 @@
-/* The Fortran bindings of Open MPI, wrapped (fortran_p2p.c, fortran_collectives.c).
+/* The Fortran bindings of Open MPI, wrapped (fortran.c, and the wrappers that wrappers.py writes).
  *
  * Open MPI's Fortran routines (mpif.h and `use mpi`: mpi_send_; `use mpi_f08`: mpi_send_f08_) call
  * PMPI_Send, never MPI_Send, so a Fortran program's calls would pass the C wrappers by; they are
@@ -52,34 +52,13 @@ static inline const MPI_Status *hp_f_status(const MPI_Fint *f, MPI_Status *c)
 /* The C handles of n Fortran requests. */
 void hp_f_requests(const MPI_Fint *f, int n, MPI_Request *c);
 
-/* Open MPI's Fortran PMPI routines (it installs no header for them). F is a Fortran INTEGER, MPI_Fint,
- * short so that a hundred prototypes stay readable. */
+/* Open MPI's Fortran PMPI routines that fortran.c calls (it installs no header for them; the generated
+ * wrappers declare their own). F is a Fortran INTEGER, MPI_Fint, short so that the prototypes stay readable. */
 typedef MPI_Fint F;
 void pmpi_init_(F *ierr);
 void pmpi_init_thread_(F *required, F *provided, F *ierr);
 void pmpi_finalize_(F *ierr);
 void pmpi_pcontrol_(F *level);
-void pmpi_send_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);
-void pmpi_ssend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);
-void pmpi_bsend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);
-void pmpi_rsend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);
-void pmpi_recv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr);
-void pmpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype, F *src, F *rtag,
-                    F *comm, F *status, F *ierr);
-void pmpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag, F *comm, F *status,
-                            F *ierr);
-void pmpi_probe_(F *src, F *tag, F *comm, F *status, F *ierr);
-void pmpi_iprobe_(F *src, F *tag, F *comm, F *flag, F *status, F *ierr);
-void pmpi_isend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_issend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_ibsend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_irsend_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_irecv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr);
-void pmpi_send_init_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_ssend_init_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_bsend_init_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_rsend_init_(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
-void pmpi_recv_init_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr);
 void pmpi_start_(F *req, F *ierr);
 void pmpi_startall_(F *n, F *reqs, F *ierr);
 void pmpi_request_free_(F *req, F *ierr);
@@ -91,62 +70,12 @@ void pmpi_waitany_(F *n, F *reqs, F *index, F *status, F *ierr);
 void pmpi_testany_(F *n, F *reqs, F *index, F *flag, F *status, F *ierr);
 void pmpi_waitsome_(F *n, F *reqs, F *outcount, F *indices, F *statuses, F *ierr);
 void pmpi_testsome_(F *n, F *reqs, F *outcount, F *indices, F *statuses, F *ierr);
-void pmpi_barrier_(F *comm, F *ierr);
-void pmpi_ibarrier_(F *comm, F *req, F *ierr);
-void pmpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr);
-void pmpi_ibcast_(void *buf, F *count, F *type, F *root, F *comm, F *req, F *ierr);
-void pmpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *ierr);
-void pmpi_ireduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *req, F *ierr);
-void pmpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr);
-void pmpi_iallreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr);
-void pmpi_scan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr);
-void pmpi_iscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr);
-void pmpi_exscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr);
-void pmpi_iexscan_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *req, F *ierr);
-void pmpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
-void pmpi_igather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr);
-void pmpi_gatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
-                   F *ierr);
-void pmpi_igatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
-                    F *req, F *ierr);
-void pmpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr);
-void pmpi_iallgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr);
-void pmpi_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *ierr);
-void pmpi_iallgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *req,
-                       F *ierr);
-void pmpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
-void pmpi_iscatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
-                    F *ierr);
-void pmpi_scatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
-                    F *ierr);
-void pmpi_iscatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
-                     F *req, F *ierr);
-void pmpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr);
-void pmpi_ialltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr);
-void pmpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype,
-                     F *comm, F *ierr);
-void pmpi_ialltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype,
-                      F *comm, F *req, F *ierr);
-void pmpi_alltoallw_(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts, F *rdispls, F *rtypes,
-                     F *comm, F *ierr);
-void pmpi_ialltoallw_(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts, F *rdispls, F *rtypes,
-                      F *comm, F *req, F *ierr);
-void pmpi_reduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *ierr);
-void pmpi_ireduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *req, F *ierr);
-void pmpi_reduce_scatter_block_(void *sbuf, void *rbuf, F *rcount, F *type, F *op, F *comm, F *ierr);
-void pmpi_ireduce_scatter_block_(void *sbuf, void *rbuf, F *rcount, F *type, F *op, F *comm, F *req, F *ierr);
-void pmpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *disp, F *tcount, F *ttype, F *win, F *ierr);
-void pmpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *disp, F *tcount, F *ttype, F *win, F *ierr);
-void pmpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
-                      F *ierr);
-void pmpi_win_fence_(F *assert, F *win, F *ierr);
-void pmpi_win_lock_(F *type, F *rank, F *assert, F *win, F *ierr);
-void pmpi_win_unlock_(F *rank, F *win, F *ierr);
-void pmpi_win_flush_(F *rank, F *win, F *ierr);
-void pmpi_win_flush_all_(F *win, F *ierr);
-void pmpi_win_post_(F *group, F *assert, F *win, F *ierr);
-void pmpi_win_start_(F *group, F *assert, F *win, F *ierr);
-void pmpi_win_complete_(F *win, F *ierr);
-void pmpi_win_wait_(F *win, F *ierr);
+
+/* What the generated wrappers call in fortran.c: a receive's trace unless from MPI_ANY_SOURCE or MPI_ANY_TAG,
+ * and an Alltoallw's bytes. */
+hp_traced hp_f_trace_irecv(hp_call *c, const F *src, const F *tag, const F *count, const F *type, const F *comm);
+hp_traced hp_f_trace_recv_init(hp_call *c, const F *src, const F *tag, const F *count, const F *type, const F *comm);
+long long hp_f_alltoallw_bytes(const void *sbuf, const F *scounts, const F *stypes, const F *rcounts, const F *rtypes,
+                               const F *comm);
 
 #endif

@@ -319,6 +319,8 @@ void hp_requests_forget(hp_requests *m, MPI_Request r);
 /* ---- what a call sends (contribution.c): hp_counts.h's conventions for every routine ---- */
 
 long long hp_bytes(int count, MPI_Datatype type);
+/* A send buffer given as MPI_IN_PLACE (fortran.h: hp_f_in_place, the Fortran binding's). */
+static inline int hp_in_place(const void *buf) { return buf == MPI_IN_PLACE; }
 /* The ranks a send buffer is spread over: the group, or an intercommunicator's remote group. */
 int hp_peers(MPI_Comm comm);
 int hp_is_root(int root, MPI_Comm comm);

@@ -121,8 +121,8 @@ extern const char *const clomp_variant_labels[CLOMP_VARIANTS]; /* CLOMP 1.2's na
 /* params.c */
 int clomp_params_table(clomp_params *p, hp_arg *args);
 int clomp_params_validate(clomp *c, char *err, size_t errlen);
-extern const char *const clomp_usage;
-extern const char *const clomp_summary;
+extern const char clomp_usage[];
+extern const char clomp_summary[];
 
 /* mesh.c */
 int clomp_mesh_create(clomp *c, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 
 #include "clomp.h"
 #include "hp_affinity.h"
+#include "hp_kernel.h"
 #include "hp_output.h"
 
 enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
@@ -121,20 +122,15 @@ static int run_clomp(clomp *c, hp_run *run)
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
-int main(int argc, char **argv)
-{
-    clomp_params defaults;
-    hp_arg table[CLOMP_MAX_ARGS];
-    const int nargs = clomp_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, CLOMP_PROGRAM, table, nargs, clomp_usage, clomp_summary, NULL))
-        return EXIT_SUCCESS;
-    clomp *c = calloc(1, sizeof *c);
-    hp_run run;
-    hp_comm_init(&c->comm, 1);
-    hp_run_start(&run, CLOMP_KERNEL, argc, argv, MPI_THREAD_FUNNELED, &c->comm);
-    int status = run_clomp(c, &run);
-    clomp_mesh_free(c);
-    free(c);
-    hp_run_finish(&run);
-    return status;
-}
+static int options(void *state, hp_arg *table) { return clomp_params_table(&((clomp *)state)->p, table); }
+
+static int run(void *state, hp_run *r) { return run_clomp(state, r); }
+
+static void release(void *state) { clomp_mesh_free(state); }
+
+_Static_assert(CLOMP_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
+const hp_kernel hp_this_kernel = {
+    .program = CLOMP_PROGRAM, .name = CLOMP_KERNEL, .usage = clomp_usage, .summary = clomp_summary,
+    .options = options, .state_size = sizeof(clomp), .comm_offset = offsetof(clomp, comm), .count_from_start = 1,
+    .run = run, .free = release,
+};

@@ -56,10 +56,10 @@ int clomp_params_validate(clomp *c, char *err, size_t errlen)
     return 0;
 }
 
-const char *const clomp_usage =
+const char clomp_usage[] =
     "mpirun [MPI options] hybridperf-clomp [options] numThreads allocThreads numParts zonesPerPart zoneSize "
     "flopScale timeScale";
-const char *const clomp_summary =
+const char clomp_summary[] =
     "CLOMP (LLNL, version 1.2 conventions): the cost of OpenMP in many small dependent loops over a\n"
     "linked-list mesh. The same sweeps run serially, as parallel for static, parallel for dynamic,\n"
     "manually partitioned (barrier + single) and as an unsynchronised best case; each is reported as\n"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hp_affinity.h"
+#include "hp_kernel.h"
 #include "hp_output.h"
 #include "md.h"
 
@@ -222,26 +223,21 @@ static int simulate(md_sim *s, hp_run *run)
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
+static int options(void *state, hp_arg *table) { return md_params_table(&((md_sim *)state)->p, table); }
+
 /* --check-args checks the options together as a run does (hp_run_early_exit). */
-static int check_options(void *params, const hp_arg *args, int nargs, char *err, size_t errlen)
+static int check_options(void *state, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
-    return md_params_validate((md_params *)params, args, nargs, err, errlen);
+    return md_params_validate(&((md_sim *)state)->p, args, nargs, err, errlen);
 }
 
-int main(int argc, char **argv)
+static void init(void *state) { ((md_sim *)state)->decomp.cart = MPI_COMM_NULL; /* freed whatever set-up reached */ }
+
+static int run(void *state, hp_run *r) { return simulate(state, r); }
+
+static void release(void *state)
 {
-    md_params defaults;
-    hp_arg table[MD_MAX_ARGS];
-    const int nargs = md_params_table(&defaults, table);
-    const hp_validation validation = {check_options, &defaults};
-    if (hp_run_early_exit(argc, argv, MD_PROGRAM, table, nargs, md_usage, md_summary, &validation))
-        return EXIT_SUCCESS;
-    md_sim *s = calloc(1, sizeof *s);
-    s->decomp.cart = MPI_COMM_NULL; /* freed at exit whether or not set-up got that far */
-    hp_run run;
-    hp_comm_init(&s->comm, 1);
-    hp_run_start(&run, MD_KERNEL, argc, argv, MPI_THREAD_FUNNELED, &s->comm);
-    int status = simulate(s, &run);
+    md_sim *s = state;
     md_halo_free(&s->halo);
     md_neighbor_free(&s->nl);
     md_atoms_free(&s->atoms);
@@ -249,7 +245,12 @@ int main(int argc, char **argv)
     if (s->potential_state) s->p.potential->unload(s->potential_state);
     free(s->thermo);
     hp_decomp_free(&s->decomp);
-    free(s);
-    hp_run_finish(&run);
-    return status;
 }
+
+_Static_assert(MD_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
+const hp_kernel hp_this_kernel = {
+    .program = MD_PROGRAM, .name = MD_KERNEL, .usage = md_usage, .summary = md_summary,
+    .options = options, .check = check_options,
+    .state_size = sizeof(md_sim), .comm_offset = offsetof(md_sim, comm), .count_from_start = 1,
+    .init = init, .run = run, .free = release,
+};

@@ -224,7 +224,7 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
 /* the potential tables' validate: reduced units (lj), metal units (the many-body potentials) */
 int md_params_lj(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
 int md_params_metal(md_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
-extern const char *const md_usage, *const md_summary;
+extern const char md_usage[], md_summary[];
 
 /* atoms.c */
 void md_atoms_reserve(md_atoms *a, int capacity);

@@ -198,8 +198,8 @@ int md_params_validate(md_params *p, const hp_arg *args, int nargs, char *err, s
     return 0;
 }
 
-const char *const md_usage = "mpirun [MPI options] hybridperf-md [options]";
-const char *const md_summary =
+const char md_usage[] = "mpirun [MPI options] hybridperf-md [options]";
+const char md_summary[] =
     "Molecular dynamics proxy of Chorley's hybrid MPI+OpenMP MD code (Lennard-Jones) and of DL_POLY's\n"
     "metal runs (eam/fs and tersoff, with LAMMPS's files): 3-D domain decomposition, halo exchange in three\n"
     "phases of paired messages, migration, velocity Verlet, global sums, OpenMP in the master-only\n"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hp_affinity.h"
+#include "hp_kernel.h"
 #include "hp_output.h"
 #include "mixbench.h"
 
@@ -182,31 +183,30 @@ static int benchmark(mb_state *s, hp_run *run)
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
+static int options(void *state, hp_arg *table) { return mb_params_table(&((mb_state *)state)->p, table); }
+
 /* --check-args checks the options together as a run does (hp_run_early_exit). */
-static int check_options(void *params, const hp_arg *args, int nargs, char *err, size_t errlen)
+static int check_options(void *state, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
-    return mb_params_validate((mb_params *)params, args, nargs, err, errlen);
+    return mb_params_validate(&((mb_state *)state)->p, args, nargs, err, errlen);
 }
 
-int main(int argc, char **argv)
+static void init(void *state) { ((mb_state *)state)->decomp.cart = MPI_COMM_NULL; }
+
+static int run(void *state, hp_run *r) { return benchmark(state, r); }
+
+static void release(void *state)
 {
-    mb_params defaults;
-    hp_arg table[MB_MAX_ARGS];
-    const int nargs = mb_params_table(&defaults, table);
-    const hp_validation validation = {check_options, &defaults};
-    if (hp_run_early_exit(argc, argv, MB_PROGRAM, table, nargs, mb_usage, mb_summary, &validation))
-        return EXIT_SUCCESS;
-    const int checked = check_decomposition(argc, argv);
-    if (checked >= 0) return checked;
-    mb_state *s = calloc(1, sizeof *s);
-    s->decomp.cart = MPI_COMM_NULL;
-    hp_run run;
-    hp_comm_init(&s->comm, 0);
-    hp_run_start(&run, MB_KERNEL, argc, argv, requested_level(argc, argv), &s->comm);
-    const int status = benchmark(s, &run);
+    mb_state *s = state;
     hp_decomp_free(&s->decomp);
     free(s->rows);
-    free(s);
-    hp_run_finish(&run);
-    return status;
 }
+
+_Static_assert(MB_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
+/* Communication counts only inside each benchmark's measured loop (count_from_start 0). */
+const hp_kernel hp_this_kernel = {
+    .program = MB_PROGRAM, .name = MB_KERNEL, .usage = mb_usage, .summary = mb_summary,
+    .options = options, .check = check_options, .state_size = sizeof(mb_state),
+    .comm_offset = offsetof(mb_state, comm), .count_from_start = 0,
+    .before_mpi = check_decomposition, .thread_level = requested_level, .init = init, .run = run, .free = release,
+};

@@ -116,7 +116,7 @@ int mb_params_table(mb_params *p, hp_arg *args);
 int mb_params_validate(mb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
 /* Checks that need the run's shape and the thread level MPI provided. 0 or -1 with err. */
 int mb_params_check_run(const mb_params *p, int ranks, int provided, char *err, size_t errlen);
-extern const char *const mb_usage, *const mb_summary;
+extern const char mb_usage[], mb_summary[];
 
 /* rows.c: measuring one point */
 typedef struct {

@@ -332,8 +332,8 @@ int mb_params_check_run(const mb_params *p, int ranks, int provided, char *err, 
     return 0;
 }
 
-const char *const mb_usage = "mpirun [MPI options] hybridperf-mixbench [options]";
-const char *const mb_summary =
+const char mb_usage[] = "mpirun [MPI options] hybridperf-mixbench [options]";
+const char mb_summary[] =
     "Mixed-mode MPI+OpenMP and network-cost microbenchmarks: ping-pong latency and bandwidth between\n"
     "two ranks (OSU-style), allreduce and barrier against the number of ranks, EPCC's mixed-mode\n"
     "ping-pong (single, masteronly, funnelled, multiple), a 3-D halo exchange, and MPC's alternating\n"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hp_affinity.h"
+#include "hp_kernel.h"
 #include "hp_output.h"
 #include "ompbench.h"
 
@@ -203,26 +204,19 @@ static int benchmark(omb_bench *b, hp_run *run)
     return hp_checks_pass(r.checks, r.nchecks) ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
+static int options(void *state, hp_arg *table) { return omb_params_table(&((omb_bench *)state)->p, table); }
+
 /* --check-args checks the options together as a run does (hp_run_early_exit). */
-static int check_options(void *params, const hp_arg *args, int nargs, char *err, size_t errlen)
+static int check_options(void *state, const hp_arg *args, int nargs, char *err, size_t errlen)
 {
-    return omb_params_validate((omb_params *)params, args, nargs, err, errlen);
+    return omb_params_validate(&((omb_bench *)state)->p, args, nargs, err, errlen);
 }
 
-int main(int argc, char **argv)
-{
-    omb_params defaults;
-    hp_arg table[OMB_MAX_ARGS];
-    const int nargs = omb_params_table(&defaults, table);
-    const hp_validation validation = {check_options, &defaults};
-    if (hp_run_early_exit(argc, argv, OMB_PROGRAM, table, nargs, omb_usage, omb_summary, &validation))
-        return EXIT_SUCCESS;
-    omb_bench *b = calloc(1, sizeof *b);
-    hp_run run;
-    hp_comm_init(&b->comm, 1);
-    hp_run_start(&run, OMB_KERNEL, argc, argv, MPI_THREAD_FUNNELED, &b->comm);
-    const int status = benchmark(b, &run);
-    free(b);
-    hp_run_finish(&run);
-    return status;
-}
+static int run(void *state, hp_run *r) { return benchmark(state, r); }
+
+_Static_assert(OMB_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
+const hp_kernel hp_this_kernel = {
+    .program = OMB_PROGRAM, .name = OMB_KERNEL, .usage = omb_usage, .summary = omb_summary,
+    .options = options, .check = check_options,
+    .state_size = sizeof(omb_bench), .comm_offset = offsetof(omb_bench, comm), .count_from_start = 1, .run = run,
+};

@@ -115,7 +115,7 @@ int omb_params_table(omb_params *p, hp_arg *args);
 int omb_params_validate(omb_params *p, const hp_arg *args, int nargs, char *err, size_t errlen);
 /* Expands the selection into items for this thread count; returns the count. */
 int omb_select(const omb_params *p, int threads, omb_item *items);
-extern const char *const omb_usage, *const omb_summary;
+extern const char omb_usage[], omb_summary[];
 
 /* delay.c: work the compiler cannot remove, and its calibration */
 void omb_delay(long iterations);

@@ -261,8 +261,8 @@ int omb_select(const omb_params *p, int threads, omb_item *items)
     return n;
 }
 
-const char *const omb_usage = "mpirun [MPI options] hybridperf-ompbench [options]";
-const char *const omb_summary =
+const char omb_usage[] = "mpirun [MPI options] hybridperf-ompbench [options]";
+const char omb_summary[] =
     "EPCC-style OpenMP overheads: synchronisation constructs (parallel, for, barrier, single, critical,\n"
     "locks, ordered, atomic, reduction), loop schedules (static, dynamic, guided x chunk sizes) and\n"
     "data clauses (private, firstprivate, copyprivate, copyin x array sizes),\n"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hp_affinity.h"
+#include "hp_kernel.h"
 #include "hp_memory.h"
 #include "hp_output.h"
 #include "spmv.h"
@@ -102,23 +103,23 @@ static int simulate(spmv_sim *s, hp_run *run)
     return hp_checks_pass(r.checks, r.nchecks) ? 0 : 3;
 }
 
-int main(int argc, char **argv)
+static int options(void *state, hp_arg *table) { return spmv_params_table(&((spmv_sim *)state)->p, table); }
+
+static int run(void *state, hp_run *r) { return simulate(state, r); }
+
+static void release(void *state)
 {
-    spmv_params defaults;
-    hp_arg table[SPMV_MAX_ARGS];
-    const int nargs = spmv_params_table(&defaults, table);
-    if (hp_run_early_exit(argc, argv, SPMV_PROGRAM, table, nargs, spmv_usage, spmv_summary, NULL)) return 0;
-    spmv_sim *s = calloc(1, sizeof *s);
-    hp_run run;
-    hp_comm_init(&s->comm, 1);
-    hp_run_start(&run, SPMV_KERNEL, argc, argv, MPI_THREAD_FUNNELED, &s->comm);
-    int status = simulate(s, &run);
+    spmv_sim *s = state;
     spmv_matrix_free(&s->m);
     spmv_halo_free(&s->h);
     hp_omp_idle_free(&s->omp);
     free(s->x);
     free(s->y);
-    free(s);
-    hp_run_finish(&run);
-    return status;
 }
+
+_Static_assert(SPMV_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
+const hp_kernel hp_this_kernel = {
+    .program = SPMV_PROGRAM, .name = SPMV_KERNEL, .usage = spmv_usage, .summary = spmv_summary,
+    .options = options, .state_size = sizeof(spmv_sim), .comm_offset = offsetof(spmv_sim, comm),
+    .count_from_start = 1, .run = run, .free = release,
+};

@@ -54,8 +54,8 @@ void spmv_params_resolve(spmv_params *p)
     if (p->mode == MODE_SERIAL && p->node_threads == 0) p->node_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-const char *const spmv_usage = "mpirun [MPI options] hybridperf-spmv [options]";
-const char *const spmv_summary =
+const char spmv_usage[] = "mpirun [MPI options] hybridperf-spmv [options]";
+const char spmv_summary[] =
     "Chow & Hysom's SPMV model program: a 27-point matrix on a regular 3-D grid in CSR, bricks per rank, and\n"
     "per call the five steps fill buffers / Isend / Irecv / Waitall / local product (steps 1 and 5 threaded).\n"
     "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 a correctness check failed.";

@@ -68,7 +68,7 @@ typedef struct {
 /* params.c */
 int spmv_params_table(spmv_params *p, hp_arg *args);
 void spmv_params_resolve(spmv_params *p);
-extern const char *const spmv_usage, *const spmv_summary;
+extern const char spmv_usage[], spmv_summary[];
 
 /* grid.c */
 void spmv_factor3(int n, int f[3]);

@@ -15,6 +15,7 @@
 
 #include "hp_affinity.h"
 #include "hp_args.h"
+#include "hp_kernel.h"
 #include "hp_memory.h"
 #include "hp_output.h"
 #include "hp_report.h"
@@ -50,8 +51,8 @@ static int options(stream_params *p, hp_arg *args, int *elements_m)
     return (int)(sizeof table / sizeof *table);
 }
 
-static const char *const usage = "mpirun [MPI options] hybridperf-stream [options]";
-static const char *const summary =
+static const char usage[] = "mpirun [MPI options] hybridperf-stream [options]";
+static const char summary[] =
     "STREAM memory bandwidth (copy, scale, add, triad), threaded with OMP_NUM_THREADS threads per rank.\n"
     "Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 the result check failed.";
 
@@ -163,25 +164,31 @@ static void members(hp_json *j, const void *context)
     hp_json_object_end(j);
 }
 
-int main(int argc, char **argv)
+/* The kernel's state: its counters, and the options its table writes into. */
+typedef struct {
+    hp_comm comm;
+    stream_params p;
+    int elements_m;
+} stream_state;
+
+static int table_of(void *state, hp_arg *table)
 {
+    stream_state *s = state;
+    return options(&s->p, table, &s->elements_m);
+}
+
+static int run_stream(void *state, hp_run *run)
+{
+    stream_state *s = state;
+    hp_comm *comm = &s->comm;
     stream_params p;
     hp_arg args[4];
     int elements_m;
-    int nargs = options(&p, args, &elements_m);
-    if (hp_run_early_exit(argc, argv, PROGRAM, args, nargs, usage, summary, NULL)) return 0;
-    hp_comm comm;
-    hp_run run;
-    hp_comm_init(&comm, 1);
-    hp_run_start(&run, KERNEL, argc, argv, MPI_THREAD_FUNNELED, &comm);
     char err[512] = "";
-    nargs = options(&p, args, &elements_m);
-    int ok = hp_args_parse(args, nargs, argc, argv, err, sizeof err) == 0;
+    const int nargs = options(&p, args, &elements_m);
+    int ok = hp_args_parse(args, nargs, run->argc, run->argv, err, sizeof err) == 0;
     if (ok && p.profile) ok = hp_check_writable(p.profile, err, sizeof err) == 0;
-    if (hp_any_error(&comm, run.world, ok, KERNEL, err)) {
-        hp_run_finish(&run);
-        return 2;
-    }
+    if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 2;
     p.elements = (long)elements_m * 1000000L;
 
     hp_timers timers;
@@ -189,9 +196,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < NKERNELS; k++) hp_timer_add(&timers, names[k]);
     int total = hp_timer_add(&timers, "total");
     stream_result r;
-    hp_comm_count(&comm, 1);
+    hp_comm_count(comm, 1);
     run_kernels(p.elements, p.trials, &r);
-    hp_comm_count(&comm, 0);
+    hp_comm_count(comm, 0);
     for (int k = 0; k < NKERNELS; k++) {
         timers.region[k].seconds = r.best[k];
         timers.region[k].calls = 1;
@@ -201,30 +208,36 @@ int main(int argc, char **argv)
 
     hp_region_stat regions[HP_MAX_REGIONS];
     hp_comm_stat cstat[HP_NCLASSES];
-    int nregions = hp_reduce_regions(&comm, &timers, run.world, regions);
-    hp_reduce_comm(&comm, run.world, cstat);
-    hp_stat worst = hp_stat_across(&comm, r.error, run.world);
-    hp_run_capture_affinity(&run, &comm);
+    int nregions = hp_reduce_regions(comm, &timers, run->world, regions);
+    hp_reduce_comm(comm, run->world, cstat);
+    hp_stat worst = hp_stat_across(comm, r.error, run->world);
+    hp_run_capture_affinity(run, comm);
     hp_check check = hp_check_make("result_error", worst.max, 0.0, 1e-13);
     profile_context c = {args, nargs, &r, p.elements, &check, regions, nregions, cstat, {0}, {0}};
-    hp_gather_loop_times(&comm, &timers, run.world, &c.times);
+    hp_gather_loop_times(comm, &timers, run->world, &c.times);
     for (int k = 0; k < NKERNELS; k++) /* bandwidth of the slowest rank: the sustainable per-rank rate */
         c.rates[k] = 1e-9 * arrays_touched[k] * 8.0 * (double)p.elements / regions[k].seconds.max;
 
     ok = 1;
-    if (run.rank == 0) {
+    if (run->rank == 0) {
         printf("%s: %ld doubles per array (%.1f MB), %d trials, %d rank(s) x %d thread(s)\n", PROGRAM, p.elements,
-               p.elements * 8e-6, p.trials, run.ranks, run.threads);
+               p.elements * 8e-6, p.trials, run->ranks, run->threads);
         hp_args_print(stdout, args, nargs);
         printf("%-8s %12s %12s\n", "function", "best GB/s", "best time s");
         for (int k = 0; k < NKERNELS; k++) printf("%-8s %12.2f %12.6f\n", names[k], c.rates[k], regions[k].seconds.max);
         hp_print_checks(stdout, &check, 1);
         printf("PERF kernel=stream triad_GBps=%.3f copy_GBps=%.3f elements=%ld ranks=%d threads=%d\n", c.rates[TRIAD],
-               c.rates[COPY], p.elements, run.ranks, run.threads);
-        if (p.profile) ok = hp_profile_write(p.profile, &run, members, &c, err, sizeof err) == 0;
+               c.rates[COPY], p.elements, run->ranks, run->threads);
+        if (p.profile) ok = hp_profile_write(p.profile, run, members, &c, err, sizeof err) == 0;
     }
     hp_rank_times_free(&c.times);
-    int failed = hp_any_error(&comm, run.world, ok, KERNEL, err);
-    hp_run_finish(&run);
-    return failed ? 1 : check.pass ? 0 : 3;
+    if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 1;
+    return check.pass ? 0 : 3;
 }
+
+const hp_kernel hp_this_kernel = {
+    .program = PROGRAM, .name = KERNEL, .usage = usage, .summary = summary, .options = table_of,
+    .state_size = sizeof(stream_state), .comm_offset = offsetof(stream_state, comm), .count_from_start = 1,
+    .run = run_stream,
+};
+

@@ -1,0 +1,42 @@
+/* What a kernel is, declared once: hp_main.c has the one main() every kernel runs.
+ *
+ * Each kernel defines `const hp_kernel hp_this_kernel` (in its main.c) and links hp_common, whose main()
+ * answers --help, --options, --version, --build-info and --check-args before MPI starts (from the kernel's
+ * option table), then allocates the kernel's state zeroed, starts MPI and the run (hp_run_start, counting
+ * through the state's hp_comm), calls `run`, frees, and ends MPI. `run` parses the options into the state
+ * (with the same table), does the work, reports, and returns the exit status. */
+#ifndef HP_KERNEL_H
+#define HP_KERNEL_H
+
+#include <stddef.h>
+
+#include "hp_args.h"
+#include "hp_run.h"
+
+enum { HP_KERNEL_MAX_OPTIONS = 32 };
+
+typedef struct {
+    const char *program; /* "hybridperf-md": its messages */
+    const char *name;    /* "md": its profiles' kernel */
+    const char *usage, *summary;
+    /* The option table over the state's parameters, their defaults written: at most HP_KERNEL_MAX_OPTIONS. */
+    int (*options)(void *state, hp_arg *table);
+    /* The parsed options taken together (hp_validation); NULL: the table's checks are all. */
+    int (*check)(void *state, const hp_arg *args, int nargs, char *err, size_t errlen);
+    size_t state_size;
+    size_t comm_offset; /* offsetof(state, its hp_comm) */
+    int count_from_start; /* hp_comm_init's: whether communication counts before the kernel's loop says so */
+    /* Optional: before MPI starts, an exit status to end with, or -1 to go on. */
+    int (*before_mpi)(int argc, char **argv);
+    /* Optional: the MPI thread level asked for; MPI_THREAD_FUNNELED when NULL. */
+    int (*thread_level)(int argc, char **argv);
+    /* Optional: the state's fields that must not be zero before the run (an MPI handle's null value). */
+    void (*init)(void *state);
+    int (*run)(void *state, hp_run *run);
+    /* Optional: what the run allocated in the state, finished or not. */
+    void (*free)(void *state);
+} hp_kernel;
+
+extern const hp_kernel hp_this_kernel;
+
+#endif

@@ -322,7 +322,7 @@ def test_lammps_with_openmp_threads_is_counted_and_its_threads_seen(tmp_path):
     app = (f"  command: [{lmp}, -sf, omp, -pk, omp, '{{threads}}', -in, {INPUT}, -var, cells, '{{cells}}', -var, "
            f"steps, '{{steps}}', -log, none]\n  parser: lammps\n  env:\n    LD_LIBRARY_PATH: {venv / 'lib'}\n"
            f"  launcher: {venv / 'bin' / 'mpiexec'}")
-    path.write_text(app_spec(results, app, params="cells: 1\n  steps: 300", cores="[2]")
+    path.write_text(app_spec(results, app, params="cells: 1\n  steps: 150", cores="[2]")
                     .replace("[pure-mpi]", "[pure-mpi, hybrid-1]"))
     out = study(path)
     assert out.returncode == 0, out.stderr

@@ -64,6 +64,19 @@ def test_no_cli_module_builds_a_table_or_chooses_a_backend_by_its_name(path):
     assert backend_compares(source) == [], f"{path.name}: look the backend up (registry.kind_of)"
 
 
+# launch/ names launchers (openmpi, mpich, slurm: srun), not study backends
+PACKAGE_MODULES = sorted(p for p in (Path(__file__).resolve().parents[1] / "python" / "hybridperf").rglob("*.py")
+                         if p.name != "registry.py" and p.parent.name != "launch")
+
+
+def test_no_module_outside_the_registry_chooses_a_backend_by_its_name():
+    """Issue 43: the registry (study/registry.py) looks a backend up; elsewhere what a backend is comes from its
+    Kind (exact, launches, nodes), and whether a run is a replay from its profile (profile.simulated)."""
+    assert PACKAGE_MODULES
+    found = {p.name: backend_compares(p.read_text()) for p in PACKAGE_MODULES}
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
 def test_the_check_sees_a_backend_chosen_by_name():
     assert len(backend_compares("def f(study):\n    return study.backend == 'simgrid'\n")) == 1
     assert backend_compares("def f(study):\n    return kind_of(study.backend).exact\n") == []

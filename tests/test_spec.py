@@ -113,7 +113,7 @@ def test_powers_of_two_and_node_shorthand():
         (("study: s", "study: 's s'"), "s.yaml:1: study must be a name"),
         (("size: [8, 10]", "size: [2, 10]"), "s.yaml:3: pure-mpi at 2 cores with size=2, steps=20: subdomain is 1.68 wide in x"),
         (("repeats: 2", "repeats: 0"), "s.yaml:8: repeats must be a whole number of at least 1"),
-        (("repeats: 2", "repeats: 2\nbackend: pbs"), "s.yaml:9: backend must be one of local, slurm"),
+        (("repeats: 2", "repeats: 2\nbackend: pbs"), "s.yaml:9: backend must be one of local, simgrid, slurm"),
         (("configurations: [pure-mpi, hybrid-1]\n", ""), "missing required key 'configurations'"),
         (("params:", "params: [oops"), "not valid YAML"),
     ],

@@ -207,7 +207,7 @@ def survivors(pattern: str, grace: float = 5.0) -> str:
 def test_interrupted_study_resumes_where_it_stopped(tmp_path, md_binary):
     spec = tmp_path / "long.yaml"
     results = tmp_path / "res"
-    spec.write_text(TINY.format(results=results).replace("size: 6, steps: 20", "size: 10, steps: 400")
+    spec.write_text(TINY.format(results=results).replace("size: 6, steps: 20", "size: 10, steps: 200")
                     .replace("repeats: 2", "repeats: 3"))
     # a shell that runs the tests in the background hands them SIGINT ignored, and Python keeps it so: give the
     # study the default disposition, as a terminal would

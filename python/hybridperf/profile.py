@@ -48,6 +48,15 @@ def load(path: str | Path) -> dict[str, Any]:
     return profile
 
 
+def simulated(profile: dict[str, Any] | None) -> str | None:
+    """What a run's profile says it replayed with SimGrid: "plan" (a kernel's plan, exact under its inputs: one
+    block decides), "trace" (a measured run's own traces: one replay per measured run, raced as they ran), or None
+    (measured). The one test of a run; a campaign's is study.stored.simulated_campaign."""
+    if not profile or "simulated" not in profile:
+        return None
+    return "trace" if "replay_of" in profile["simulated"] else "plan"
+
+
 def figure(profile: dict[str, Any], name: str) -> float | None:
     """The value of a figure of merit by name, or None."""
     for f in profile.get("figures_of_merit", []):

@@ -29,6 +29,7 @@ from hybridperf.analysis.contest import preferred, Standing
 from hybridperf.analysis.race import exact_race, race, Race, Rule
 from hybridperf.analysis.scaling import ASSUMED_STRONG, problem_size, Scaling, scaling
 from hybridperf.analysis.stats import summarize, Summary
+from hybridperf.profile import simulated
 from hybridperf.shapes import Design, split_placement
 
 
@@ -239,7 +240,10 @@ def _weak_efficiencies(measured: list[Point]) -> None:
 
 
 def _simulated(runs: list[dict[str, Any]]) -> bool:
-    return bool(runs) and all(r.get("backend") == "simgrid" for r in runs)
+    """Whether a scale's runs are replays of plans, exact (a failed one has no profile to say so: the others speak
+    for it)."""
+    profiles = [r["profile"] for r in runs if r.get("profile")]
+    return bool(profiles) and all(simulated(p) == "plan" for p in profiles)
 
 
 def candidate_name(configurations: Sequence[str]) -> str:

@@ -18,6 +18,7 @@ from hybridperf.files import write_atomic
 from hybridperf.simulate import app_replay
 from hybridperf.simulate.replay import simgrid_version
 from hybridperf.store.db import RunRecord, Store, timestamp
+from hybridperf.study.campaign import lifecycle
 from hybridperf.study.spec import Study
 from hybridperf.study.stored import REPLAYED_ON
 
@@ -58,16 +59,16 @@ def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: 
                                   (skipped[0].split(": ", 1)[1] if skipped else "none succeeded"))
         name = f"{study.name}-on-{spec.key}"
         as_run = replace(study, name=name).as_dict()
-        store.save_study(name, study.kernel, as_run, f"replayed from {study.name}", timestamp())
-        campaign = store.start_campaign(name, as_run, 0, {REPLAYED_ON: spec.key}, timestamp())
-        out = Replays(name, campaign.number, skipped=skipped)
-        simgrid = simgrid_version()
-        for k, (run, files) in enumerate(traced, 1):
-            say(f"replaying {k}/{len(traced)}: {run['run_key']} ({run['ranks']} ranks x {run['threads']} threads)")
-            result = _replay(run, files, spec, speed, per_node)
-            store.add_run(_record(run, result, spec, speed, simgrid, name, campaign.number, results))
-            out.runs.append((run, result))
-        store.end_campaign(name, campaign.number, "decided", timestamp())
+        with lifecycle(store, name, study.kernel, as_run, f"replayed from {study.name}", {REPLAYED_ON: spec.key},
+                       resume=False) as running:
+            out = Replays(name, running.campaign.number, skipped=skipped)
+            simgrid = simgrid_version()
+            for k, (run, files) in enumerate(traced, 1):
+                say(f"replaying {k}/{len(traced)}: {run['run_key']} ({run['ranks']} ranks x {run['threads']} "
+                    "threads)")
+                result = _replay(run, files, spec, speed, per_node)
+                store.add_run(_record(run, result, spec, speed, simgrid, name, running.campaign.number, results))
+                out.runs.append((run, result))
     return out
 
 

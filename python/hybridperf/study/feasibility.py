@@ -16,6 +16,7 @@ from hybridperf.launch import kernels
 from hybridperf.shapes import split_placement
 from hybridperf.study import params as options
 from hybridperf.study.expand import combinations
+from hybridperf.study.registry import kind_of
 
 if TYPE_CHECKING:
     from hybridperf.study.spec import SpecError, Study
@@ -39,8 +40,11 @@ def check(study: Study, error: Callable[[tuple, str], SpecError]) -> None:
                 split_placement(p.configuration)[1] != "oversubscribe":
             raise error(line, f"{at} puts {p.ranks_per_node} ranks x {p.threads} threads on "
                               f"{study.cores_per_node}-core nodes; set oversubscribe: true to allow it")
-        if study.backend == "local" and p.nodes > 1:
-            raise error(where, f"{at} needs {p.nodes} nodes; the local backend has one (use backend: slurm)")
+        most = kind_of(study.backend).nodes
+        if most is not None and p.nodes > most:
+            raise error(where, f"{at} needs {p.nodes} nodes; the {study.backend} backend has "
+                               f"{'one' if most == 1 else most} "
+                               "(use backend: slurm)")
         if p.nodes > 1 and study.app is not None and study.app.get("launch") == "self":
             raise error(where, f"{at} needs {p.nodes} nodes; a program that starts its own ranks (launch: self) "
                                "runs on one")

@@ -2,7 +2,7 @@
 in the package's entry points (group `hybridperf.backends`, pyproject.toml), loaded on first use, so that study/
 never imports simulate/ and another package may add one. A kind declares what it is: whether its runs are exact
 (replays: one block decides, nothing warms up), whether it starts processes here (then a quiet machine matters),
-what a node is and how many cores one has where a spec does not say."""
+what a node is, how many cores one has where a spec does not say, and how many nodes it has."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class Kind:
     launches: bool  # it starts the runs on this machine: whether the machine is quiet matters
     node: str  # what a node is, in words
     cores: Callable[[], int]  # cores per node where a spec does not say
+    nodes: int | None = None  # the most nodes it has (the local machine: one); None: as many as a study asks
 
 
 @cache

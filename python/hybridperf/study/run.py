@@ -28,7 +28,8 @@ from typing import Any, Callable, Protocol
 from hybridperf.analysis.race import ExactRacer, Race, Racer
 from hybridperf.analysis.disturbed import disturbance_text
 from hybridperf.analysis.sections import blocks_of, candidate_name, counted_time
-from hybridperf.store.db import Campaign, RunRecord, Store, timestamp
+from hybridperf.store.db import RunRecord, Store
+from hybridperf.study.campaign import lifecycle, Running
 from hybridperf.study.expand import RaceDef, races, RunPlan
 from hybridperf.study.spec import Study
 
@@ -133,16 +134,6 @@ class StudyOutcome:
         return [r for r in self.stored if r.status != "ok"]
 
 
-def campaign_for(study: Study, store: Store, machine: dict[str, Any]) -> tuple[Campaign, list[dict]]:
-    """The campaign to run: the latest one when it was interrupted and its spec is this one (resumed), else a new
-    one; with the runs it already holds."""
-    spec = study.as_dict()
-    found = store.campaigns(study.name)
-    if found and found[-1].ended in (None, "interrupted") and found[-1].spec == spec:
-        return found[-1], store.runs(study.name, found[-1].number, warmups=True)
-    return store.start_campaign(study.name, spec, random.SystemRandom().randrange(1 << 31), machine, timestamp()), []
-
-
 def _belongs(race: RaceDef, run: dict) -> bool:
     shape = (run["nodes"], run["ranks_per_node"], run["threads"])
     return any(c.params == run["params"] and (c.nodes, c.ranks_per_node, c.threads) == shape for c in race.candidates)
@@ -158,10 +149,23 @@ def _order(seed: int, race_index: int, block: int, candidates: list[str], attemp
 
 def run_study(study: Study, store: Store, backend: Backend, observer: Observer, source: str,
               machine: dict[str, Any] | None = None) -> StudyOutcome:
-    store.save_study(study.name, study.kernel, study.as_dict(), source, timestamp())
-    campaign, stored = campaign_for(study, store, machine or {})
+    outcome = StudyOutcome(0, 0)
+    try:
+        with lifecycle(store, study.name, study.kernel, study.as_dict(), source, machine or {}) as running:
+            outcome.campaign, outcome.resumed = running.campaign.number, len(running.stored)
+            _race(study, store, backend, observer, running, outcome)
+        outcome.ended = running.ended
+    except KeyboardInterrupt:  # the campaign ended interrupted: the same command resumes it
+        outcome.ended = "interrupted"
+    return outcome
+
+
+def _race(study: Study, store: Store, backend: Backend, observer: Observer, running: Running,
+          outcome: StudyOutcome) -> None:
+    """The races of one campaign, run block by block until each is decided or the budget is spent (`running.ended`
+    says which), into `outcome`; Ctrl-C goes through to the campaign."""
+    campaign, stored = running.campaign, running.stored
     rule, defs = study.rule, races(study)
-    outcome = StudyOutcome(campaign.number, len(stored))
     exact = backend.exact  # replays: one block decides, and nothing warms up
     racers = {d.key: (ExactRacer if exact else Racer)([c.candidate for c in d.candidates], rule) for d in defs}
     warmed = set()
@@ -224,14 +228,9 @@ def run_study(study: Study, store: Store, backend: Backend, observer: Observer, 
                 if not racer.running:
                     observer.line(racer.state().line(d.title()))
                     observer.advance()
-    except KeyboardInterrupt:
-        outcome.ended = "interrupted"
-        store.end_campaign(study.name, campaign.number, "interrupted", None)
-        return outcome
     finally:
         observer.finished()
-    outcome.ended = "budget" if stopped else "decided"
-    store.end_campaign(study.name, campaign.number, outcome.ended, timestamp())
+    running.ended = "budget" if stopped else "decided"
     outcome.races = {d.title(): racers[d.key].state(stopped) for d in defs}
     for title, state in outcome.races.items():
         if state.pair_spread is not None and state.pair_spread > NOISY:
@@ -239,7 +238,6 @@ def run_study(study: Study, store: Store, backend: Backend, observer: Observer, 
                              "(pyperf warns above 10%): the machine is noisy, and the race needed more blocks for it")
     if stopped:
         observer.budget_spent(spent, sum(r.outcome == "undecided" for r in outcome.races.values()))
-    return outcome
 
 
 def _earlier(store: Store, name: str, number: int) -> str:

@@ -32,6 +32,7 @@ from hybridperf.app.spec import AppSpec, parse_app
 from hybridperf.launch import kernels
 from hybridperf.shapes import ALL, Design, every_split, is_configuration, NAMED_CONFIGURATIONS, PLACEMENTS, split_placement
 from hybridperf.study import feasibility, params as options, paths
+from hybridperf.study.registry import kind_of, kinds
 
 KEYS = {
     "study", "kernel", "description", "params", "zip", "configurations", "cores", "nodes", "cores_per_node",
@@ -42,7 +43,6 @@ DISTURBED = ("keep", "rerun")  # what a study does with a block in which another
 DECIDE_KEYS = ("confidence", "tie_within", "min_blocks", "max_blocks", "budget", "interval")
 APP = "app"  # the kernel of a study of the user's own program (its `app:` block: hybridperf.app.spec)
 SLURM_KEYS = {"partition", "account", "time", "exclusive", "mpi", "extra", "topology"}
-BACKENDS = ("local", "slurm", "simgrid")
 SIMGRID_KEYS = {"cluster", "costs", "noise_seed"}
 SIMGRID_COSTS = ("auto", "measured", "thesis")
 PLANNED = ("md", "spmv")  # kernels with a --plan mode, which the simgrid backend replays
@@ -81,7 +81,7 @@ class Study:
     def rule(self) -> Rule:
         """How the study decides: its `decide:` block, a fixed number of blocks (`repeats`), or the defaults; a
         simulated study by one block (a replay is exact: another would give the same times)."""
-        if self.backend == "simgrid":
+        if kind_of(self.backend).exact:
             return Rule(min_blocks=1, max_blocks=1, budget=None, **(self.decide or {}))
         if self.decide is not None:
             return Rule(**self.decide)
@@ -139,7 +139,7 @@ def from_dict(d: dict[str, Any]) -> Study:
     """A Study back from Study.as_dict() (as stored with its results); one stored before the rule was written out
     whole gets the rule it ran under (LEGACY_RULE, where its decide block did not say otherwise)."""
     tuples = {"zip", "configurations", "cores", "nodes", "placement"}
-    if "rule" not in d and d.get("backend") != "simgrid":
+    if "rule" not in d and not kind_of(d.get("backend", "local")).exact:
         fixed = d.get("repeats")
         declared = {"min_blocks": fixed, "max_blocks": fixed, "budget": None} if fixed else d.get("decide") or {}
         d = {**d, "decide": {**LEGACY_RULE, **declared}}
@@ -239,9 +239,9 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
                                                                      "with it")
 
     backend = data.get("backend", "local")
-    if backend not in BACKENDS:
-        raise ctx.error(("backend",), f"backend must be one of {', '.join(BACKENDS)}"
-                                      f"{options.suggest(str(backend), BACKENDS)}")
+    if backend not in kinds():
+        raise ctx.error(("backend",), f"backend must be one of {', '.join(kinds())}"
+                                      f"{options.suggest(str(backend), tuple(kinds()))}")
     slurm = data.get("slurm", {}) or {}
     if not isinstance(slurm, dict):
         raise ctx.error(("slurm",), "slurm must be a mapping (partition, account, time, exclusive, extra)")
@@ -252,7 +252,7 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     simgrid = _validate_simgrid(data, ctx, backend, kernel)
     if "cores_per_node" in data:
         cpn = _positive_int(ctx, ("cores_per_node",), data["cores_per_node"], "cores_per_node")
-    elif backend == "simgrid":
+    elif simgrid:  # the cluster the replays run on
         cpn = cluster.load(simgrid["cluster"]).cores_per_node
     elif callable(cores_per_node):
         cpn = cores_per_node(backend)
@@ -290,7 +290,7 @@ def _validate(data: dict, ctx: Context, cores_per_node: Callable[[str], int] | i
     if disturbed not in DISTURBED:
         raise ctx.error(("disturbed",), f"disturbed must be {' or '.join(DISTURBED)}, got {disturbed!r}"
                                         f"{options.suggest(str(disturbed), DISTURBED)}")
-    if disturbed == "rerun" and backend != "local":
+    if disturbed == "rerun" and not kind_of(backend).launches:
         raise ctx.error(("disturbed",), "disturbed: rerun needs the machine's own counters: the local backend's "
                                         "runs only")
     wait_policy = data.get("wait_policy")
@@ -320,7 +320,7 @@ def _validate_placement(data: dict, ctx: Context, backend: str, kernel: str,
     a point onto twice the nodes, which the local backend (one machine) does not have."""
     named = [c for c in configurations if split_placement(c)[1]]
     if "placement" not in data:
-        if named and (backend == "simgrid" or kernel == APP):
+        if named and (kind_of(backend).exact or kernel == APP):
             raise ctx.error(("configurations", configurations.index(named[0])), PLACED_ONLY)
         return ()
     raw = data["placement"]
@@ -333,14 +333,14 @@ def _validate_placement(data: dict, ctx: Context, backend: str, kernel: str,
                                               f"{options.suggest(str(name), PLACEMENTS)}")
         if raw.index(name) != i:
             raise ctx.error(("placement", i), f"placement {name} is listed twice")
-    if backend == "simgrid" or kernel == APP:
+    if kind_of(backend).exact or kernel == APP:
         raise ctx.error(("placement",), PLACED_ONLY)
     if named:
         raise ctx.error(("configurations",), f"{named[0]} names its own placement: give placement: or NAME@POLICY "
                                              "names, not both")
-    if backend == "local" and "underpopulate" in raw:
-        raise ctx.error(("placement",), "underpopulate runs each point on twice the nodes, and the local backend has "
-                                        "one: use backend: slurm")
+    if kind_of(backend).nodes == 1 and "underpopulate" in raw:
+        raise ctx.error(("placement",), f"underpopulate runs each point on twice the nodes, and the {backend} backend "
+                                        "has one: use backend: slurm")
     return tuple(raw)
 
 
@@ -348,7 +348,7 @@ def _validate_simgrid(data: dict, ctx: Context, backend: str, kernel: str) -> di
     """backend simgrid's block: the cluster description to replay on (it must load) and where compute costs come
     from; only with that backend, for a kernel with a plan, and without a stopping rule (one replay decides)."""
     block = data.get("simgrid")
-    if backend != "simgrid":
+    if not kind_of(backend).exact:  # the one backend that replays: SimGrid's
         if block is not None:
             raise ctx.error(("simgrid",), "a simgrid: block goes with backend: simgrid")
         return {}

@@ -49,4 +49,4 @@ class LocalBackend:
 
 
 KIND = Kind("local", lambda study, results, say: LocalBackend(study, results), exact=False, launches=True,
-            node="this machine", cores=this_machine_cores)  # pyproject's entry point
+            node="this machine", cores=this_machine_cores, nodes=1)  # pyproject's entry point

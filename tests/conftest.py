@@ -55,10 +55,10 @@ class KernelRun:
 
 
 def run_kernel_in(tmp_path: Path, kernel: str, ranks: int = 1, threads: int = 1,
-                  args: tuple[str, ...] | list[str] = ()) -> KernelRun:
+                  args: tuple[str, ...] | list[str] = (), wait_policy: str | None = None) -> KernelRun:
     """Runs a kernel through the project's own launch line; the profile (if any) is schema-checked."""
     path = tmp_path / f"{kernel}-{ranks}x{threads}-{next(_counter)}.json"
-    config = Configuration(1, ranks, threads, CORES, oversubscribe=True)
+    config = Configuration(1, ranks, threads, CORES, oversubscribe=True, wait_policy=wait_policy)
     launch = runner.prepare(kernel, config, [str(a) for a in args], path)
     proc = subprocess.run(
         launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True, timeout=600
@@ -71,12 +71,17 @@ def run_md_in(tmp_path: Path, ranks: int = 1, threads: int = 1, args: tuple[str,
     return run_kernel_in(tmp_path, "md", ranks, threads, args)
 
 
-@pytest.fixture(scope="session")
-def md_binary() -> Path:
+def kernel_binary(kernel: str) -> Path:
+    """The built kernel; the test fails, saying how to build it, when there is none."""
     try:
-        return kernels.kernel_path("md")
+        return kernels.kernel_path(kernel)
     except kernels.KernelNotFound as err:
         pytest.fail(f"{err} (run `make test`, which builds it)")
+
+
+@pytest.fixture(scope="session")
+def md_binary() -> Path:
+    return kernel_binary("md")
 
 
 @pytest.fixture

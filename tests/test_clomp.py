@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from conftest import CORES
+from conftest import CORES, kernel_binary
 from hybridperf import profile
 from hybridperf.launch import kernels, runner
 from hybridperf.launch.lines import Configuration
@@ -53,10 +53,7 @@ class ClompRun:
 
 @pytest.fixture(scope="session")
 def clomp_binary() -> Path:
-    try:
-        return kernels.kernel_path("clomp")
-    except kernels.KernelNotFound as err:
-        pytest.fail(f"{err} (run `make test`, which builds it)")
+    return kernel_binary("clomp")
 
 
 @pytest.fixture

@@ -7,18 +7,14 @@ tiny iteration counts: these tests check what was sent and counted, never how fa
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import CORES, KernelRun
-from hybridperf import profile
-from hybridperf.launch import kernels, runner
-from hybridperf.launch.lines import Configuration
+from conftest import kernel_binary, KernelRun, run_kernel_in
+from hybridperf.launch import kernels
 from hybridperf.study import spec
 from hybridperf.study.expand import expand
 
@@ -26,26 +22,16 @@ pytestmark = pytest.mark.kernel
 
 REPO = Path(__file__).resolve().parents[1]
 LARGE = 8192  # sizes above this use --iters-large
-_counter = itertools.count()
 QUICK = ["--iters", "5", "--iters-large", "3", "--warmup", "2", "--warmup-large", "1"]
 
 
 def run_mixbench_in(tmp_path: Path, ranks: int = 2, threads: int = 1, args: list[str] = ()) -> KernelRun:
-    path = tmp_path / f"mixbench-{ranks}x{threads}-{next(_counter)}.json"
-    config = Configuration(1, ranks, threads, CORES, oversubscribe=True)
-    launch = runner.prepare("mixbench", config, [str(a) for a in args], path)
-    proc = subprocess.run(launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True,
-                          timeout=300)
-    loaded = profile.load(path) if path.exists() else None
-    return KernelRun(proc.returncode, proc.stdout, proc.stderr, loaded, path)
+    return run_kernel_in(tmp_path, "mixbench", ranks, threads, args)
 
 
 @pytest.fixture(scope="session")
 def mixbench_binary() -> Path:
-    try:
-        return kernels.kernel_path("mixbench")
-    except kernels.KernelNotFound as err:
-        pytest.fail(f"{err} (run `make test`, which builds it)")
+    return kernel_binary("mixbench")
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ profile is consistent with the samples it comes from.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import os
@@ -19,10 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORES, KernelRun
-from hybridperf import profile
-from hybridperf.launch import kernels, runner
-from hybridperf.launch.lines import Configuration
+from conftest import CORES, kernel_binary, KernelRun, run_kernel_in
 from hybridperf.study import spec
 from hybridperf.study.expand import expand
 
@@ -39,26 +35,16 @@ CALIBRATED = ["--ref-sd-tol", "1e6"]
 QUIET = [*CALIBRATED, "--delay-length", "140"]
 
 REPO = Path(__file__).resolve().parents[1]
-_counter = itertools.count()
 
 
 def run_ompbench_in(tmp: Path, ranks: int = 1, threads: int = 1, args: list[str] | tuple[str, ...] = (),
                     wait_policy: str | None = None) -> KernelRun:
-    path = tmp / f"ompbench-{ranks}x{threads}-{next(_counter)}.json"
-    config = Configuration(1, ranks, threads, CORES, oversubscribe=True, wait_policy=wait_policy)
-    launch = runner.prepare("ompbench", config, [str(a) for a in args], path)
-    proc = subprocess.run(launch.command, env={**os.environ, **launch.env}, capture_output=True, text=True,
-                          timeout=600)
-    loaded = profile.load(path) if path.exists() else None
-    return KernelRun(proc.returncode, proc.stdout, proc.stderr, loaded, path)
+    return run_kernel_in(tmp, "ompbench", ranks, threads, args, wait_policy)
 
 
 @pytest.fixture(scope="module")
 def binary() -> Path:
-    try:
-        return kernels.kernel_path("ompbench")
-    except kernels.KernelNotFound as err:
-        pytest.fail(f"{err} (run `make test`, which builds it)")
+    return kernel_binary("ompbench")
 
 
 def constructs(run: KernelRun) -> dict[str, dict]:

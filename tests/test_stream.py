@@ -5,18 +5,15 @@ import subprocess
 
 import pytest
 
+from conftest import kernel_binary
 from hybridperf import profile
-from hybridperf.launch import kernels
 
 pytestmark = pytest.mark.kernel
 
 
 @pytest.fixture(scope="module")
 def stream_binary():
-    try:
-        return kernels.kernel_path("stream")
-    except kernels.KernelNotFound as err:
-        pytest.fail(str(err))
+    return kernel_binary("stream")
 
 
 def test_bandwidth_counts_the_named_bytes_and_the_check_passes(stream_binary, tmp_path):

@@ -206,10 +206,7 @@ static void profile_members(hp_json *j, const void *context)
 {
     const clomp *c = ((const profile_context *)context)->c;
     const clomp_results *r = ((const profile_context *)context)->r;
-    hp_json_object_begin(j, "params");
-    hp_args_json(j, c->args, c->nargs);
-    hp_json_object_end(j);
-    hp_json_checks(j, r->checks, r->nchecks);
+    hp_json_params_and_checks(j, c->args, c->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_figure(j, "serial_ref_us_per_loop", clomp_us_per_loop(c, r->seconds[V_SERIAL_REF]), "us", "lower");
@@ -225,9 +222,7 @@ static void profile_members(hp_json *j, const void *context)
         hp_json_figure(j, name, overhead(c, r, v), "us", "lower");
     }
     hp_json_array_end(j);
-    hp_json_regions(j, r->regions, r->nregions);
-    hp_json_comm(j, r->comm);
-    hp_json_rank_times(j, &r->times);
+    hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     clomp_json(j, c, r);
 }
 

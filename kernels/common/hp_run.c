@@ -292,3 +292,19 @@ int hp_any_error(hp_comm *c, MPI_Comm comm, int ok, const char *kernel, const ch
     }
     return 1;
 }
+
+void hp_json_params_and_checks(hp_json *j, const hp_arg *args, int nargs, const hp_check *checks, int nchecks)
+{
+    hp_json_object_begin(j, "params");
+    hp_args_json(j, args, nargs);
+    hp_json_object_end(j);
+    hp_json_checks(j, checks, nchecks);
+}
+
+void hp_json_measured(hp_json *j, const hp_region_stat *regions, int nregions, const hp_comm_stat comm[HP_NCLASSES],
+                      const hp_rank_times *times)
+{
+    hp_json_regions(j, regions, nregions);
+    hp_json_comm(j, comm);
+    hp_json_rank_times(j, times);
+}

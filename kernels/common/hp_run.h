@@ -14,6 +14,7 @@
 #include "hp_args.h"
 #include "hp_comm.h"
 #include "hp_json.h"
+#include "hp_report.h"
 
 typedef struct {
     const char *kernel; /* "md" */
@@ -48,6 +49,12 @@ const char *hp_thread_level_name(int level);
 /* The profile's schema, kernel, kernel_version, build and run members. */
 void hp_profile_header(hp_json *j, const hp_run *r);
 void hp_build_info(FILE *out);
+/* What every kernel's profile has beside the header, in two parts around its figures of merit: its options as
+ * parsed ("params") and its checks; then its regions (`nregions` from `regions`), its communication by class and
+ * each rank's times. */
+void hp_json_params_and_checks(hp_json *j, const hp_arg *args, int nargs, const hp_check *checks, int nchecks);
+void hp_json_measured(hp_json *j, const hp_region_stat *regions, int nregions, const hp_comm_stat comm[HP_NCLASSES],
+                      const hp_rank_times *times);
 /* Writes a whole profile atomically: the header above, then the kernel's members (written by
  * `members` into the open top-level object). Rank 0 only. 0, or -1 with err. */
 int hp_profile_write(const char *path, const hp_run *r, void (*members)(hp_json *, const void *), const void *context,

@@ -144,23 +144,17 @@ static void profile_members(hp_json *j, const void *context)
 {
     const md_sim *s = ((const profile_context *)context)->s;
     const md_results *r = ((const profile_context *)context)->r;
-    hp_json_object_begin(j, "params");
-    hp_args_json(j, s->args, s->nargs);
-    hp_json_object_end(j);
-    hp_json_checks(j, r->checks, MD_CHECKS);
+    hp_json_params_and_checks(j, s->args, s->nargs, r->checks, MD_CHECKS);
     hp_json_array_begin(j, "figures_of_merit");
     const double ns = ns_per_atom_step(s, r);
     hp_json_figure(j, "ns_per_atom_step", ns, "ns", "lower");
     hp_json_figure(j, "atom_steps_per_second", ns > 0 ? 1e9 / ns : 0.0, "1/s", "higher");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_array_end(j);
-    if (s->timers.enabled)
-        hp_json_regions(j, r->regions, r->nregions);
-    else
-        hp_json_regions(j, &r->regions[R_TOTAL], 1); /* --no-timers: only the loop time is known */
+    /* the regions, or with --no-timers the loop's alone (all that is timed) */
+    hp_json_measured(j, s->timers.enabled ? r->regions : &r->regions[R_TOTAL], s->timers.enabled ? r->nregions : 1,
+                     r->comm, &r->times);
     md_region_groups_json(j, s->p.potential);
-    hp_json_comm(j, r->comm);
-    hp_json_rank_times(j, &r->times);
     if (r->openmp_idle) hp_json_omp_idle(j, r->openmp_idle, s->nranks);
     md_json(j, s, r);
 }

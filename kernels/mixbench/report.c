@@ -468,14 +468,9 @@ static void profile_members(hp_json *j, const void *context)
 {
     const mb_state *s = ((const profile_context *)context)->s;
     const mb_results *r = ((const profile_context *)context)->r;
-    hp_json_object_begin(j, "params");
-    hp_args_json(j, s->args, s->nargs);
-    hp_json_object_end(j);
-    hp_json_checks(j, r->checks, MB_CHECKS);
+    hp_json_params_and_checks(j, s->args, s->nargs, r->checks, MB_CHECKS);
     figures_json(j, s, r);
-    hp_json_regions(j, r->regions, r->nregions);
-    hp_json_comm(j, r->comm);
-    hp_json_rank_times(j, &r->times);
+    hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     mixbench_json(j, s, r);
 }
 

@@ -287,10 +287,7 @@ static void profile_members(hp_json *j, const void *context)
 {
     const omb_bench *b = ((const profile_context *)context)->b;
     const omb_results *r = ((const profile_context *)context)->r;
-    hp_json_object_begin(j, "params");
-    hp_args_json(j, b->args, b->nargs);
-    hp_json_object_end(j);
-    hp_json_checks(j, r->checks, r->nchecks);
+    hp_json_params_and_checks(j, b->args, b->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
     for (int k = 0; k < b->nresults; k++) {
         char name[OMB_NAME_LEN + 16];
@@ -300,9 +297,7 @@ static void profile_members(hp_json *j, const void *context)
     if (b->noise.quanta > 0) hp_json_figure(j, "noise.mean_slowdown", b->noise.mean, "", "lower");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_array_end(j);
-    hp_json_regions(j, r->regions, r->nregions);
-    hp_json_comm(j, r->comm);
-    hp_json_rank_times(j, &r->times);
+    hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     ompbench_json(j, b, r);
 }
 

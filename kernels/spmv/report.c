@@ -82,10 +82,7 @@ static void members(hp_json *j, const void *context)
     const spmv_results *r = context;
     const spmv_sim *s = r->s;
     const spmv_grid *g = &s->g;
-    hp_json_object_begin(j, "params");
-    hp_args_json(j, s->args, s->nargs);
-    hp_json_object_end(j);
-    hp_json_checks(j, r->checks, r->nchecks);
+    hp_json_params_and_checks(j, s->args, s->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_figure(j, "computation_time", group_max(r, R_PRODUCT, R_PRODUCT), "s", "lower");
@@ -93,16 +90,13 @@ static void members(hp_json *j, const void *context)
     hp_json_figure(j, "rows_per_second", r->rows_total * (double)s->p.calls / loop_seconds(r), "1/s", "higher");
     hp_json_figure(j, "local_product_bandwidth", r->bandwidth, "GB/s", "higher");
     hp_json_array_end(j);
-    if (s->timers.enabled)
-        hp_json_regions(j, r->regions, r->nregions);
-    else
-        hp_json_regions(j, &r->regions[R_TOTAL], 1);
+    /* the regions, or with --no-timers the loop's alone (all that is timed) */
+    hp_json_measured(j, s->timers.enabled ? r->regions : &r->regions[R_TOTAL], s->timers.enabled ? r->nregions : 1,
+                     r->comm, &r->times);
     hp_json_object_begin(j, "region_groups");
     hp_json_strings(j, "computation", computation, 1);
     hp_json_strings(j, "communication", communication, 2);
     hp_json_object_end(j);
-    hp_json_comm(j, r->comm);
-    hp_json_rank_times(j, &r->times);
     if (r->openmp_idle) hp_json_omp_idle(j, r->openmp_idle, r->run->ranks);
     hp_json_object_begin(j, "spmv");
     hp_json_string(j, "mode", s->p.mode_name);

@@ -137,10 +137,7 @@ typedef struct {
 static void members(hp_json *j, const void *context)
 {
     const profile_context *c = context;
-    hp_json_object_begin(j, "params");
-    hp_args_json(j, c->args, c->nargs);
-    hp_json_object_end(j);
-    hp_json_checks(j, c->check, 1);
+    hp_json_params_and_checks(j, c->args, c->nargs, c->check, 1);
     hp_json_array_begin(j, "figures_of_merit");
     for (int k = 0; k < NKERNELS; k++) {
         char name[32];
@@ -149,9 +146,7 @@ static void members(hp_json *j, const void *context)
     }
     hp_json_figure(j, "loop_time", c->r->seconds, "s", "lower");
     hp_json_array_end(j);
-    hp_json_regions(j, c->regions, c->nregions);
-    hp_json_comm(j, c->comm);
-    hp_json_rank_times(j, &c->times);
+    hp_json_measured(j, c->regions, c->nregions, c->comm, &c->times);
     hp_json_object_begin(j, "stream");
     hp_json_int(j, "elements", c->elements);
     hp_json_int(j, "bytes_per_array", c->elements * 8);

@@ -19,21 +19,18 @@ import typer
 import hybridperf
 from hybridperf.cli.ui import console, errors, state
 
-# command -> (module, attribute): a function, a typer group of subcommands, or a `commands` typer holding it
-COMMANDS: dict[str, tuple[str, str]] = {
-    "info": ("hybridperf.cli.run", "commands"),
-    "run": ("hybridperf.cli.run", "commands"),
-    "compare": ("hybridperf.cli.run", "commands"),
-    "study": ("hybridperf.cli.study", "study"),
-    "report": ("hybridperf.cli.study", "report"),
-    "efficiency": ("hybridperf.cli.study", "efficiency"),
-    "results": ("hybridperf.cli.study", "results_app"),
-    "model": ("hybridperf.cli.model", "model_app"),
-    "cluster": ("hybridperf.cli.cluster", "cluster_app"),
-    "potential": ("hybridperf.cli.potential", "potential_app"),
-    "simulate": ("hybridperf.cli.simulate", "simulate"),
-    "recommend": ("hybridperf.cli.recommend", "recommend_command"),
+# Each command's module, and the attribute there that is the command: a function, a typer group of subcommands, or
+# `commands`, a typer holding it. In the order --help lists them.
+MODULES: dict[str, dict[str, str]] = {
+    "hybridperf.cli.run": {"info": "commands", "run": "commands", "compare": "commands"},
+    "hybridperf.cli.study": {"study": "study", "report": "report", "efficiency": "efficiency", "results": "results_app"},
+    "hybridperf.cli.model": {"model": "model_app"},
+    "hybridperf.cli.cluster": {"cluster": "cluster_app"},
+    "hybridperf.cli.potential": {"potential": "potential_app"},
+    "hybridperf.cli.simulate": {"simulate": "simulate"},
+    "hybridperf.cli.recommend": {"recommend": "recommend_command"},
 }
+COMMANDS = {name: (module, attribute) for module, named in MODULES.items() for name, attribute in named.items()}
 GROUPS = {"results", "model", "cluster", "potential"}  # commands with subcommands of their own
 ROOT_OPTIONS = {"--debug", "--version", "--help"}
 

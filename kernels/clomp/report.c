@@ -197,15 +197,10 @@ static void clomp_json(hp_json *j, const clomp *c, const clomp_results *r)
     hp_json_object_end(j);
 }
 
-typedef struct {
-    const clomp *c;
-    const clomp_results *r;
-} profile_context;
-
-static void profile_members(hp_json *j, const void *context)
+static void profile_members(hp_json *j, const void *state, const void *results)
 {
-    const clomp *c = ((const profile_context *)context)->c;
-    const clomp_results *r = ((const profile_context *)context)->r;
+    const clomp *c = state;
+    const clomp_results *r = results;
     hp_json_params_and_checks(j, c->args, c->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
@@ -228,6 +223,5 @@ static void profile_members(hp_json *j, const void *context)
 
 int clomp_write_profile(const clomp *c, const hp_run *run, const clomp_results *r, char *err, size_t errlen)
 {
-    const profile_context context = {c, r};
-    return hp_profile_write(c->p.profile, run, profile_members, &context, err, errlen);
+    return hp_profile_write(c->p.profile, run, profile_members, c, r, err, errlen);
 }

@@ -260,7 +260,7 @@ void hp_profile_header(hp_json *j, const hp_run *r)
     hp_json_object_end(j);
 }
 
-int hp_profile_write(const char *path, const hp_run *r, void (*members)(hp_json *, const void *), const void *context,
+int hp_profile_write(const char *path, const hp_run *r, hp_members members, const void *state, const void *results,
                      char *err, size_t errlen)
 {
     char *text = NULL;
@@ -270,7 +270,7 @@ int hp_profile_write(const char *path, const hp_run *r, void (*members)(hp_json 
     hp_json_open(&j, out);
     hp_json_object_begin(&j, NULL);
     hp_profile_header(&j, r);
-    members(&j, context);
+    members(&j, state, results);
     hp_json_object_end(&j);
     fclose(out);
     int status = hp_write_atomic(path, text, len, err, errlen);

@@ -56,8 +56,10 @@ void hp_json_params_and_checks(hp_json *j, const hp_arg *args, int nargs, const 
 void hp_json_measured(hp_json *j, const hp_region_stat *regions, int nregions, const hp_comm_stat comm[HP_NCLASSES],
                       const hp_rank_times *times);
 /* Writes a whole profile atomically: the header above, then the kernel's members (written by
- * `members` into the open top-level object). Rank 0 only. 0, or -1 with err. */
-int hp_profile_write(const char *path, const hp_run *r, void (*members)(hp_json *, const void *), const void *context,
+ * `members` into the open top-level object, from the kernel's state and its results). Rank 0 only. 0, or -1 with
+ * err. */
+typedef void (*hp_members)(hp_json *j, const void *state, const void *results);
+int hp_profile_write(const char *path, const hp_run *r, hp_members members, const void *state, const void *results,
                      char *err, size_t errlen);
 /* Collective agreement on an error: returns 1 on every rank when any rank has ok == 0; the lowest
  * such rank prints "hybridperf-KERNEL: error: MSG". */

@@ -135,15 +135,10 @@ static void md_json(hp_json *j, const md_sim *s, const md_results *r)
     hp_json_object_end(j);
 }
 
-typedef struct {
-    const md_sim *s;
-    const md_results *r;
-} profile_context;
-
-static void profile_members(hp_json *j, const void *context)
+static void profile_members(hp_json *j, const void *state, const void *results)
 {
-    const md_sim *s = ((const profile_context *)context)->s;
-    const md_results *r = ((const profile_context *)context)->r;
+    const md_sim *s = state;
+    const md_results *r = results;
     hp_json_params_and_checks(j, s->args, s->nargs, r->checks, MD_CHECKS);
     hp_json_array_begin(j, "figures_of_merit");
     const double ns = ns_per_atom_step(s, r);
@@ -161,6 +156,5 @@ static void profile_members(hp_json *j, const void *context)
 
 int md_write_profile(const md_sim *s, const hp_run *run, const md_results *r, char *err, size_t errlen)
 {
-    const profile_context context = {s, r};
-    return hp_profile_write(s->p.profile, run, profile_members, &context, err, errlen);
+    return hp_profile_write(s->p.profile, run, profile_members, s, r, err, errlen);
 }

@@ -426,11 +426,6 @@ static void mixbench_json(hp_json *j, const mb_state *s, const mb_results *r)
     hp_json_object_end(j);
 }
 
-typedef struct {
-    const mb_state *s;
-    const mb_results *r;
-} profile_context;
-
 static void figures_json(hp_json *j, const mb_state *s, const mb_results *r)
 {
     hp_json_array_begin(j, "figures_of_merit");
@@ -464,10 +459,10 @@ static void figures_json(hp_json *j, const mb_state *s, const mb_results *r)
     hp_json_array_end(j);
 }
 
-static void profile_members(hp_json *j, const void *context)
+static void profile_members(hp_json *j, const void *state, const void *results)
 {
-    const mb_state *s = ((const profile_context *)context)->s;
-    const mb_results *r = ((const profile_context *)context)->r;
+    const mb_state *s = state;
+    const mb_results *r = results;
     hp_json_params_and_checks(j, s->args, s->nargs, r->checks, MB_CHECKS);
     figures_json(j, s, r);
     hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
@@ -476,6 +471,5 @@ static void profile_members(hp_json *j, const void *context)
 
 int mb_write_profile(const mb_state *s, const hp_run *run, const mb_results *r, char *err, size_t errlen)
 {
-    const profile_context context = {s, r};
-    return hp_profile_write(s->p.profile, run, profile_members, &context, err, errlen);
+    return hp_profile_write(s->p.profile, run, profile_members, s, r, err, errlen);
 }

@@ -278,15 +278,10 @@ static void ompbench_json(hp_json *j, const omb_bench *b, const omb_results *r)
     hp_json_object_end(j);
 }
 
-typedef struct {
-    const omb_bench *b;
-    const omb_results *r;
-} profile_context;
-
-static void profile_members(hp_json *j, const void *context)
+static void profile_members(hp_json *j, const void *state, const void *results)
 {
-    const omb_bench *b = ((const profile_context *)context)->b;
-    const omb_results *r = ((const profile_context *)context)->r;
+    const omb_bench *b = state;
+    const omb_results *r = results;
     hp_json_params_and_checks(j, b->args, b->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
     for (int k = 0; k < b->nresults; k++) {
@@ -303,6 +298,5 @@ static void profile_members(hp_json *j, const void *context)
 
 int omb_write_profile(const omb_bench *b, const hp_run *run, const omb_results *r, char *err, size_t errlen)
 {
-    const profile_context context = {b, r};
-    return hp_profile_write(b->p.profile, run, profile_members, &context, err, errlen);
+    return hp_profile_write(b->p.profile, run, profile_members, b, r, err, errlen);
 }

@@ -77,10 +77,10 @@ void spmv_print_summary(const spmv_results *r)
     fflush(stdout);
 }
 
-static void members(hp_json *j, const void *context)
+static void members(hp_json *j, const void *state, const void *results)
 {
-    const spmv_results *r = context;
-    const spmv_sim *s = r->s;
+    const spmv_results *r = results;
+    const spmv_sim *s = state;
     const spmv_grid *g = &s->g;
     hp_json_params_and_checks(j, s->args, s->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
@@ -131,5 +131,5 @@ static void members(hp_json *j, const void *context)
 
 int spmv_write_profile(const spmv_results *r, char *err, size_t errlen)
 {
-    return hp_profile_write(r->s->p.profile, r->run, members, r, err, errlen);
+    return hp_profile_write(r->s->p.profile, r->run, members, r->s, r, err, errlen);
 }

@@ -124,7 +124,6 @@ static void run_kernels(long n, int trials, stream_result *out)
 typedef struct {
     const hp_arg *args;
     int nargs;
-    const stream_result *r;
     long elements;
     hp_check *check;
     hp_region_stat *regions;
@@ -134,9 +133,10 @@ typedef struct {
     hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
 } profile_context;
 
-static void members(hp_json *j, const void *context)
+static void members(hp_json *j, const void *state, const void *results)
 {
-    const profile_context *c = context;
+    const profile_context *c = state;
+    const stream_result *r = results;
     hp_json_params_and_checks(j, c->args, c->nargs, c->check, 1);
     hp_json_array_begin(j, "figures_of_merit");
     for (int k = 0; k < NKERNELS; k++) {
@@ -144,14 +144,14 @@ static void members(hp_json *j, const void *context)
         snprintf(name, sizeof name, "%s_bandwidth", names[k]);
         hp_json_figure(j, name, c->rates[k], "GB/s", "higher");
     }
-    hp_json_figure(j, "loop_time", c->r->seconds, "s", "lower");
+    hp_json_figure(j, "loop_time", r->seconds, "s", "lower");
     hp_json_array_end(j);
     hp_json_measured(j, c->regions, c->nregions, c->comm, &c->times);
     hp_json_object_begin(j, "stream");
     hp_json_int(j, "elements", c->elements);
     hp_json_int(j, "bytes_per_array", c->elements * 8);
     hp_json_object_begin(j, "best_seconds");
-    for (int k = 0; k < NKERNELS; k++) hp_json_real(j, names[k], c->r->best[k]);
+    for (int k = 0; k < NKERNELS; k++) hp_json_real(j, names[k], r->best[k]);
     hp_json_object_end(j);
     hp_json_object_begin(j, "bandwidth_GBps");
     for (int k = 0; k < NKERNELS; k++) hp_json_real(j, names[k], c->rates[k]);
@@ -208,7 +208,7 @@ static int run_stream(void *state, hp_run *run)
     hp_stat worst = hp_stat_across(comm, r.error, run->world);
     hp_run_capture_affinity(run, comm);
     hp_check check = hp_check_make("result_error", worst.max, 0.0, 1e-13);
-    profile_context c = {args, nargs, &r, p.elements, &check, regions, nregions, cstat, {0}, {0}};
+    profile_context c = {args, nargs, p.elements, &check, regions, nregions, cstat, {0}, {0}};
     hp_gather_loop_times(comm, &timers, run->world, &c.times);
     for (int k = 0; k < NKERNELS; k++) /* bandwidth of the slowest rank: the sustainable per-rank rate */
         c.rates[k] = 1e-9 * arrays_touched[k] * 8.0 * (double)p.elements / regions[k].seconds.max;
@@ -223,7 +223,7 @@ static int run_stream(void *state, hp_run *run)
         hp_print_checks(stdout, &check, 1);
         printf("PERF kernel=stream triad_GBps=%.3f copy_GBps=%.3f elements=%ld ranks=%d threads=%d\n", c.rates[TRIAD],
                c.rates[COPY], p.elements, run->ranks, run->threads);
-        if (p.profile) ok = hp_profile_write(p.profile, run, members, &c, err, sizeof err) == 0;
+        if (p.profile) ok = hp_profile_write(p.profile, run, members, &c, &r, err, sizeof err) == 0;
     }
     hp_rank_times_free(&c.times);
     if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 1;

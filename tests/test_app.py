@@ -145,7 +145,7 @@ def test_a_missing_launcher_is_one_line_and_a_self_launched_program_stays_on_one
     path.write_text(app_spec(tmp_path / "res", "  command: [sh, -c, 'echo took 1 s']\n  launcher: /no/mpiexec\n"
                                                "  profile_mpi: false\n  figures:\n    t: 'took (?P<value>\\S+) s'",
                              params="size: 1", cores="[2]"))
-    out = study(path)
+    out = study(path, "--no-report")
     assert out.returncode == 2 and out.stderr == "hybridperf: error: launcher not found: /no/mpiexec\n"
     assert not (tmp_path / "res").exists()
     text = app_spec(tmp_path, "  command: [sh]\n  launch: self\n  figures:\n    t: 'took (?P<value>\\S+) s'",
@@ -179,7 +179,7 @@ def test_a_program_that_cannot_run_is_one_line_and_exit_2(tmp_path, program, mes
     path = tmp_path / "x.yaml"
     path.write_text(app_spec(tmp_path / "res", f"  command: [{program}, '{{cells}}']\n  parser: lammps\n"
                                                "  profile_mpi: false", params="cells: 1"))
-    out = study(path)
+    out = study(path, "--no-report")
     assert out.returncode == 2
     assert out.stderr.startswith(f"hybridperf: error: {message}") and out.stderr.count("\n") == 1
     assert not (tmp_path / "res").exists()  # nothing written

@@ -258,7 +258,8 @@ def test_sensitivity_replays_each_contest_with_every_assumed_input_moved(tiny_st
     assumed figures and the compute costs whether halving or doubling it makes the runner-up win."""
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
-    command = [*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8,16", "--steps", "2"]
+    command = [*HYBRIDPERF, "simulate", str(spec), "--no-report", "--cluster", "merlin", "--cores", "8,16", "--steps",
+               "2"]
     assert subprocess.run(command, capture_output=True, text=True).returncode == 0  # campaign 1 of the simulation
     out = subprocess.run([*command, "--sensitivity"], capture_output=True, text=True)  # campaign 2: its own keys
     assert out.returncode == 0, out.stderr
@@ -292,7 +293,8 @@ def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):
              (["--cluster", "merlin", "--cores", "12"], "not a whole number of Merlin's 8-core nodes"),
              (["--cluster", "merlin", "--cores", "8", "--costs", "measured"], "has no results.db")]
     for extra, message in cases:
-        out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), *extra], capture_output=True, text=True)
+        out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--no-report", *extra], capture_output=True,
+                             text=True)
         assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "none").exists()
 
@@ -302,10 +304,11 @@ def test_simulate_bad_input_is_one_line_and_writes_nothing(tmp_path):
 def test_simulate_on_a_fresh_machine_prices_md_with_the_thesis_and_says_so(tmp_path):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC.replace("RESULTS", str(tmp_path / "fresh")))
-    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8", "--steps", "2"],
-                         capture_output=True, text=True)
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--no-report", "--cluster", "merlin", "--cores", "8",
+                          "--steps", "2"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "costs: the thesis's Merlin core (no measured 1 rank x 1 thread run" in out.stderr
+    assert (tmp_path / "fresh" / "results.db").exists() and not (tmp_path / "fresh" / "report-merlin.html").exists()
 
 
 @pytest.mark.kernel
@@ -313,7 +316,7 @@ def test_simulate_without_simgrid_says_how_to_install(tiny_study, tmp_path):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC.replace("RESULTS", str(tiny_study)))
     python_only = {**os.environ, "PATH": str(Path(sys.executable).parent)}
-    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8"],
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--no-report", "--cluster", "merlin", "--cores", "8"],
                          capture_output=True, text=True, env=python_only)
     assert out.returncode == 2 and "apt-get install libsimgrid-dev" in out.stderr
 
@@ -809,7 +812,7 @@ repeats: 1
 results: {tmp_path / 'results'}
 """)
     assert subprocess.run([*HYBRIDPERF, "study", str(spec), "--no-report"], capture_output=True).returncode == 0
-    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "ibm-sp", "--cores", "8"],
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--no-report", "--cluster", "ibm-sp", "--cores", "8"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     with Store(tmp_path / "results") as store:
@@ -851,8 +854,8 @@ def test_simulate_many_body_study_prices_the_density_pass_before_its_exchanges(t
     spec.write_text(MANY_BODY_SPEC.replace("RESULTS", str(tmp_path / "res")))
     measured = subprocess.run([*HYBRIDPERF, "study", str(spec), "--no-report"], capture_output=True, text=True)
     assert measured.returncode == 0, measured.stderr
-    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cluster", "merlin", "--cores", "8,16", "--steps",
-                          "4"], capture_output=True, text=True)
+    out = subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--no-report", "--cluster", "merlin", "--cores", "8,16",
+                          "--steps", "4"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     with Store(tmp_path / "res") as store:
         runs = store.runs("fe-on-merlin")

@@ -149,8 +149,8 @@ def test_a_seed_needs_declared_noise_and_is_a_whole_number():
 
 
 def _simulate(spec: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--cores", "8,16", "--costs", "thesis", *extra],
-                          capture_output=True, text=True)
+    return subprocess.run([*HYBRIDPERF, "simulate", str(spec), "--no-report", "--cores", "8,16", "--costs", "thesis",
+                           *extra], capture_output=True, text=True)
 
 
 def _times(results: Path, study: str) -> dict[tuple, tuple[float, dict]]:

@@ -25,7 +25,7 @@ from hybridperf.simulate import app_replay, app_study, chain, rules, study as si
 from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.outcome import Declared, text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
-from hybridperf.store.db import Store
+from hybridperf.store.db import holds_store, Store
 from hybridperf.study import spec
 from hybridperf.study.run import run_study
 
@@ -90,6 +90,8 @@ def simulate(
                                                       "noise, each node's speed profile drawn from this seed (a study "
                                                       "<name>-on-<cluster>-noise<seed>; the seed is stored with each "
                                                       "run).")] = None,
+    write_report: Annotated[bool, typer.Option("--report/--no-report", help="A study: write its report at the end "
+                                                                           "(report-<cluster>.html).")] = True,
 ) -> None:
     """Simulate a study's points on a described cluster with SimGrid (stored as runs marked simulated, study
     `<name>-on-<cluster>`, and reported), `validate` the simulator against the seeds at their scale, or replay
@@ -130,7 +132,7 @@ def simulate(
             fail(f"--speed is the cluster's core speed over this machine's, above 0; got {speed:g}")
         measured = spec.load(target, cores_per_node=cores_per_node)
         if measured.kernel == "app":
-            _app(measured, cluster.load(cluster_name), results, speed, ranks_per_node,
+            _app(measured, cluster.load(cluster_name), results, speed, ranks_per_node, write_report,
                  cores=cores, steps=steps, costs=costs, sensitivity=sensitivity, noise_seed=noise_seed is not None)
             return
         if speed != 1.0 or ranks_per_node is not None:
@@ -141,7 +143,7 @@ def simulate(
         study = simulation.on_cluster(spec.load(target, cores_per_node=described.cores_per_node), described,
                                       _cores(cores), steps, cluster_name, costs, noise_seed)
         directory = results or Path(study.results)
-        if costs == "measured" and not (directory / "results.db").exists():
+        if costs == "measured" and not holds_store(directory):
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
                  "run the study first (hybridperf study SPEC)" + (", or use --costs thesis" if study.kernel == "md"
                                                                    else ""))
@@ -168,11 +170,12 @@ def simulate(
                   + f", {len(outcome.failed)} failed; results in {directory / 'results.db'}")
     if sensitivity:
         _show_sensitivity(moved, described, directory / f"sensitivity-{described.key}.csv")
-    _report(directory, study.name, directory / f"report-{described.key}.html")
+    if write_report:
+        _report(directory, study.name, directory / f"report-{described.key}.html")
 
 
 def _app(study: spec.Study, described: cluster.ClusterSpec, results: Optional[Path], speed: float,
-         ranks_per_node: Optional[int], **planned) -> None:
+         ranks_per_node: Optional[int], write_report: bool, **planned) -> None:
     """An app study's traced runs replayed on the cluster, shown, stored and reported; the options of planned
     simulation refused."""
     given = [f"--{k.replace('_', '-')}" for k, v in planned.items() if v not in (None, False, "auto")]
@@ -181,7 +184,8 @@ def _app(study: spec.Study, described: cluster.ClusterSpec, results: Optional[Pa
              "--speed and --ranks-per-node say how it runs on the cluster")
     directory = results or Path(study.results)
     name = replay_app(study, described, directory, speed, ranks_per_node)
-    _report(directory, name, directory / f"report-{described.key}.html")
+    if write_report:
+        _report(directory, name, directory / f"report-{described.key}.html")
 
 
 def _sensitivity(described: cluster.ClusterSpec, stored: list, backend: SimGridBackend) -> list[moves.ContestMoves]:

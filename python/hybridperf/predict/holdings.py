@@ -13,7 +13,7 @@ from hybridperf.predict.answer import Unanswerable
 from hybridperf.predict.question import Calibration, measured_study, Posed
 from hybridperf.simulate import app_replay, app_study
 from hybridperf.simulate.replay import SimGridMissing
-from hybridperf.store.db import StoreError
+from hybridperf.store.db import holds_store, StoreError
 from hybridperf.store.profiles import counted, ok_profiles
 from hybridperf.study.stored import open_store, stored, Stored
 
@@ -27,7 +27,7 @@ def calibration_of(directory: Path) -> Calibration:
     if not profiles:
         raise Unanswerable(f"{directory} holds no profiles (runs/*.json or profiles/*.json); see docs/models.md for "
                            "the calibration runs")
-    if not (directory / "results.db").exists():
+    if not holds_store(directory):
         return Calibration(profiles, [], [], copies)
     try:
         with open_store(directory) as store:

@@ -24,7 +24,8 @@ from hybridperf.simulate import point, study as simulation
 from hybridperf.simulate.compute import ComputeModel
 from hybridperf.simulate.plan import Plan
 from hybridperf.simulate.replay import ReplayFailed, simgrid_version, smpirun
-from hybridperf.store.db import RunRecord, Store
+from hybridperf.profile import simulated
+from hybridperf.store.db import holds_store, RunRecord, Store
 from hybridperf.study.backends import profile_path, record
 from hybridperf.study.registry import Kind, this_machine_cores
 from hybridperf.study.expand import RunPlan
@@ -35,11 +36,11 @@ ModelOf = Callable[[dict], ComputeModel]  # a point's parameters -> the compute 
 
 def measured_profiles(results: Path) -> list[dict]:
     """The results directory's measured (not simulated) ok profiles: what `measured` costs come from."""
-    if not (results / "results.db").exists():
+    if not holds_store(results):
         return []
     with Store(results) as store:
         return [r["profile"] for r in store.runs() if r["status"] == "ok" and r["profile"]
-                and r["backend"] != SimGridBackend.name]
+                and simulated(r["profile"]) is None]
 
 
 def resolve_costs(costs: str, profiles: list[dict], kernel: str, spec: cluster.ClusterSpec, where: str,

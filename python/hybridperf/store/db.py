@@ -150,11 +150,19 @@ class StoreError(ValueError):
     """A results directory whose store cannot be used; the message says why and what to do."""
 
 
+DB = "results.db"  # a results directory's store, beside its profiles
+
+
+def holds_store(directory: Path) -> bool:
+    """Whether a results directory has a store yet (opening a Store makes one)."""
+    return (Path(directory) / DB).exists()
+
+
 class Store:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.path = self.directory / "results.db"
+        self.path = self.directory / DB
         try:
             self.db = sqlite3.connect(self.path, timeout=30)
             self.db.row_factory = sqlite3.Row

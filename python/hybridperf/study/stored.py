@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hybridperf.analysis import sections as analysis
-from hybridperf.store.db import Campaign, Store, StoreError
+from hybridperf.store.db import Campaign, holds_store, Store, StoreError
 from hybridperf.study import spec
 from hybridperf.study.registry import kind_of
 
@@ -37,7 +37,7 @@ class Stored:
 
 def open_store(directory: Path) -> Store:
     """The store of an existing results directory."""
-    if not (directory / "results.db").exists():
+    if not holds_store(directory):
         raise StoreError(f"{directory} has no results.db (run `hybridperf study SPEC` first)")
     return Store(directory)
 

@@ -130,7 +130,8 @@ def test_persistent_requests_are_traced_at_each_start(program, tmp_path):
 def test_fortran_programs_are_traced_as_c_ones(program, tmp_path, binding):
     """test_pmpi.py's Fortran halo exchange (mpif.h / `use mpi`, and mpi_f08): Sendrecvs, Irecv + Isend + Waitall,
     Allreduces, an in-place Allgather and a Barrier; every call traced, the messages equal to the counts, and it
-    replays. Open MPI's Fortran routines are wrapped (fortran_p2p.c), MPICH's call its C ones."""
+    replays. Open MPI's Fortran routines are wrapped (fortran.c, and the wrappers written from routines.py), MPICH's
+    call its C ones."""
     flavor, _ = program
     if binding == "halo_f08.f90" and flavor == "mpich":
         pytest.skip("MPICH's mpi_f08 binding is not supported (docs/pmpi.md)")
@@ -153,7 +154,7 @@ def test_fortran_programs_are_traced_as_c_ones(program, tmp_path, binding):
 def test_fortran_collectives_with_per_rank_counts_are_traced(program, tmp_path):
     """Gatherv, Allgatherv, Scatter, Scatterv, Alltoallv, Reduce_scatter(_block) and a non-blocking Igatherv and
     Iallgatherv through the Fortran binding: every call in the trace, each rank's counts in its action, and it
-    replays (Open MPI's Fortran routines are wrapped: fortran_collectives.c; MPICH's call its C ones)."""
+    replays (Open MPI's Fortran routines are wrapped: written from routines.py; MPICH's call its C ones)."""
     flavor, _ = program
     _, fc = require(flavor)
     binary = compile_program(tmp_path / "vcollectives", fc, "vcollectives.f90")

@@ -9,7 +9,7 @@ are C over the C binding's parameter names: wrappers.py turns them into the Fort
 are all pointers (`count` -> `*count`, a datatype -> `hp_f_type(type)` ...), or takes the `fortran_` one given.
 
 Routines whose wrappers do more than count one call stay written by hand: MPI_Init and MPI_Finalize
-(lifecycle.c), MPI_Start and MPI_Startall (p2p.c), the waits and tests (completion.c), MPI_Pcontrol, and their
+(lifecycle.c), MPI_Start and MPI_Startall (starts.c), the waits and tests (completion.c), MPI_Pcontrol, and their
 Fortran forms (fortran.c).
 """
 
@@ -91,7 +91,8 @@ def reduction(name: str, rooted: bool) -> list[Routine]:
     root = "root" if rooted else "-1"
     return with_nonblocking(Routine(
         name, "HP_COLLECTIVE", REDUCE + (", int root" if rooted else "") + ", MPI_Comm comm",
-        bytes="hp_bytes(count, type)", trace=f'hp_trace_reduce(&c_, "{name.lower()}", hp_bytes(count, type), {root}, comm)'))
+        bytes="hp_bytes(count, type)",
+        trace=f'hp_trace_reduce(&c_, "{name.lower()}", hp_bytes(count, type), {root}, comm)'))
 
 
 # Collectives: each call is one message of the caller's contribution (contribution.c); a barrier moves nothing.
@@ -99,7 +100,8 @@ def reduction(name: str, rooted: bool) -> list[Routine]:
 COLLECTIVES = [
     *with_nonblocking(Routine("Barrier", "HP_BARRIER", "MPI_Comm comm", messages=0,
                               trace="hp_trace_barrier(&c_, comm)")),
-    *with_nonblocking(Routine("Bcast", "HP_COLLECTIVE", "void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm",
+    *with_nonblocking(Routine("Bcast", "HP_COLLECTIVE",
+                              "void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm",
                               bytes="hp_bytes(count, type)",
                               trace="hp_trace_bcast(&c_, hp_bytes(count, type), root, comm)")),
     *reduction("Reduce", rooted=True),

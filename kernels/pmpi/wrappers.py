@@ -16,7 +16,8 @@ from pathlib import Path
 
 from routines import ROUTINES, Routine
 
-HEADER = "/* Written by kernels/pmpi/wrappers.py from kernels/pmpi/routines.py when the library is built: edit those. */\n"
+HEADER = ("/* Written by kernels/pmpi/wrappers.py from kernels/pmpi/routines.py when the library is built: edit "
+          "those. */\n")
 
 # How a C parameter's value is read in the Fortran binding, where every argument is a pointer
 FORTRAN_VALUE = {"int": "*{}", "MPI_Datatype": "hp_f_type({})", "MPI_Comm": "hp_f_comm({})", "const int []": "{}"}

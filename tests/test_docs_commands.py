@@ -88,11 +88,15 @@ def test_skips_say_why():
 
 def _untracked() -> set[str]:
     """What a command may have written: ignored paths (results/, a build folder) and untracked ones at the top
-    (an exported file); new files among the sources are someone's work, never removed."""
+    (an exported file), and each results directory under results/ — another test may have made results/ first, and
+    a block's runs in it would stay for the next block to read (a fresh-clone run failed so); new files among the
+    sources are someone's work, never removed."""
     out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout
-    return {line[3:].rstrip("/") for line in out.splitlines()
-            if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
+    found = {line[3:].rstrip("/") for line in out.splitlines()
+             if line[:2] == "!!" or line[:2] == "??" and "/" not in line[3:].rstrip("/")}
+    results = REPO / "results"
+    return found | ({f"results/{p.name}" for p in results.iterdir()} if results.is_dir() else set())
 
 
 @contextlib.contextmanager

@@ -82,7 +82,9 @@ def arguments(routine: Routine) -> str:
 
 
 def c_wrapper(routine: Routine) -> str:
-    trace = routine.trace and re.sub(r"\bstatus\b", "st", routine.trace) if routine.reads_status else routine.trace
+    trace = routine.trace
+    if trace and routine.reads_status:  # the status the wrapper supplies when the program ignores it
+        trace = re.sub(r"\bstatus\b", "st", trace)
     prelude = "    MPI_Status own, *st = hp_trace_status(status, &own);\n" if routine.reads_status else ""
     call = f"PMPI_{routine.name}({arguments(routine)})"
     return (f"int MPI_{routine.name}({routine.params})\n{{\n{prelude}"

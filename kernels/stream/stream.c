@@ -176,15 +176,14 @@ static int run_stream(void *state, hp_run *run)
 {
     stream_state *s = state;
     hp_comm *comm = &s->comm;
-    stream_params p;
+    stream_params *p = &s->p;
     hp_arg args[4];
-    int elements_m;
     char err[512] = "";
-    const int nargs = options(&p, args, &elements_m);
+    const int nargs = options(p, args, &s->elements_m);
     int ok = hp_args_parse(args, nargs, run->argc, run->argv, err, sizeof err) == 0;
-    if (ok && p.profile) ok = hp_check_writable(p.profile, err, sizeof err) == 0;
+    if (ok && p->profile) ok = hp_check_writable(p->profile, err, sizeof err) == 0;
     if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 2;
-    p.elements = (long)elements_m * 1000000L;
+    p->elements = (long)s->elements_m * 1000000L;
 
     hp_timers timers;
     hp_timers_init(&timers, 1);
@@ -192,7 +191,7 @@ static int run_stream(void *state, hp_run *run)
     int total = hp_timer_add(&timers, "total");
     stream_result r;
     hp_comm_count(comm, 1);
-    run_kernels(p.elements, p.trials, &r);
+    run_kernels(p->elements, p->trials, &r);
     hp_comm_count(comm, 0);
     for (int k = 0; k < NKERNELS; k++) {
         timers.region[k].seconds = r.best[k];
@@ -208,22 +207,22 @@ static int run_stream(void *state, hp_run *run)
     hp_stat worst = hp_stat_across(comm, r.error, run->world);
     hp_run_capture_affinity(run, comm);
     hp_check check = hp_check_make("result_error", worst.max, 0.0, 1e-13);
-    profile_context c = {args, nargs, p.elements, &check, regions, nregions, cstat, {0}, {0}};
+    profile_context c = {args, nargs, p->elements, &check, regions, nregions, cstat, {0}, {0}};
     hp_gather_loop_times(comm, &timers, run->world, &c.times);
     for (int k = 0; k < NKERNELS; k++) /* bandwidth of the slowest rank: the sustainable per-rank rate */
-        c.rates[k] = 1e-9 * arrays_touched[k] * 8.0 * (double)p.elements / regions[k].seconds.max;
+        c.rates[k] = 1e-9 * arrays_touched[k] * 8.0 * (double)p->elements / regions[k].seconds.max;
 
     ok = 1;
     if (run->rank == 0) {
-        printf("%s: %ld doubles per array (%.1f MB), %d trials, %d rank(s) x %d thread(s)\n", PROGRAM, p.elements,
-               p.elements * 8e-6, p.trials, run->ranks, run->threads);
+        printf("%s: %ld doubles per array (%.1f MB), %d trials, %d rank(s) x %d thread(s)\n", PROGRAM, p->elements,
+               p->elements * 8e-6, p->trials, run->ranks, run->threads);
         hp_args_print(stdout, args, nargs);
         printf("%-8s %12s %12s\n", "function", "best GB/s", "best time s");
         for (int k = 0; k < NKERNELS; k++) printf("%-8s %12.2f %12.6f\n", names[k], c.rates[k], regions[k].seconds.max);
         hp_print_checks(stdout, &check, 1);
         printf("PERF kernel=stream triad_GBps=%.3f copy_GBps=%.3f elements=%ld ranks=%d threads=%d\n", c.rates[TRIAD],
-               c.rates[COPY], p.elements, run->ranks, run->threads);
-        if (p.profile) ok = hp_profile_write(p.profile, run, members, &c, &r, err, sizeof err) == 0;
+               c.rates[COPY], p->elements, run->ranks, run->threads);
+        if (p->profile) ok = hp_profile_write(p->profile, run, members, &c, &r, err, sizeof err) == 0;
     }
     hp_rank_times_free(&c.times);
     if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 1;

@@ -147,10 +147,8 @@ static void variant_json(hp_json *j, const clomp *c, const clomp_results *r, int
     hp_json_real(j, "runtime", r->seconds[v]);
     hp_json_string(j, "runtime_over_ranks", fastest_rank_rule(v) ? "min" : "max");
     hp_json_int(j, "rank", r->rank_used[v]);
-    hp_json_real(j, "us_per_loop", clomp_us_per_loop(c, r->seconds[v]));
-    hp_json_real(j, "speedup", speedup(r, v));
-    hp_json_real(j, "efficacy_percent", efficacy(r, v));
-    hp_json_real(j, "overhead_us_per_loop", overhead(c, r, v));
+    HP_JSON_NUMBERS(j, {"us_per_loop", clomp_us_per_loop(c, r->seconds[v])}, {"speedup", speedup(r, v)},
+                    {"efficacy_percent", efficacy(r, v)}, {"overhead_us_per_loop", overhead(c, r, v)});
     if (v >= V_SERIAL_REF) {
         char result[256];
         check_result(r, v, result, sizeof result);
@@ -159,9 +157,7 @@ static void variant_json(hp_json *j, const clomp *c, const clomp_results *r, int
     if (v >= V_SERIAL_REF && v != V_BEST_CASE) {
         const clomp_tally *t = &c->tally[v];
         hp_json_object_begin(j, "checksum");
-        hp_json_real(j, "sum", t->sum);
-        hp_json_real(j, "residue", t->residue);
-        hp_json_real(j, "total", t->total);
+        HP_JSON_NUMBERS(j, {"sum", t->sum}, {"residue", t->residue}, {"total", t->total});
         hp_json_object_end(j);
     }
     hp_json_object_end(j);
@@ -172,25 +168,17 @@ static void clomp_json(hp_json *j, const clomp *c, const clomp_results *r)
 {
     const clomp_params *p = &c->p;
     hp_json_object_begin(j, "clomp");
-    hp_json_int(j, "numThreads", c->threads);
-    hp_json_int(j, "allocThreads", c->alloc_threads);
-    hp_json_int(j, "numParts", p->num_parts);
-    hp_json_int(j, "zonesPerPart", p->zones_per_part);
-    hp_json_int(j, "zoneSize", c->zone_size);
-    hp_json_int(j, "flopScale", p->flop_scale);
-    hp_json_int(j, "timeScale", p->time_scale);
+    HP_JSON_NUMBERS(j, {"numThreads", c->threads}, {"allocThreads", c->alloc_threads}, {"numParts", p->num_parts},
+                    {"zonesPerPart", p->zones_per_part}, {"zoneSize", c->zone_size}, {"flopScale", p->flop_scale},
+                    {"timeScale", p->time_scale});
     hp_json_object_begin(j, "given");
     for (int k = 0; k < c->nargs; k++)
         if (c->args[k].positional) hp_json_int(j, c->args[k].name, *(const int *)c->args[k].value);
     hp_json_object_end(j);
-    hp_json_real(j, "total_zones", c->total_zones);
-    hp_json_real(j, "memory_bytes", c->memory_bytes);
-    hp_json_int(j, "iterations", c->iterations);
-    hp_json_int(j, "subcycles", c->iterations * CLOMP_SUBCYCLES);
-    hp_json_real(j, "iteration_residue", c->iteration_residue);
-    hp_json_real(j, "max_residue", c->max_residue);
-    hp_json_real(j, "error_bound", c->error_bound);
-    hp_json_real(j, "tight_error_bound", c->tight_error_bound);
+    HP_JSON_NUMBERS(j, {"total_zones", c->total_zones}, {"memory_bytes", c->memory_bytes},
+                    {"iterations", c->iterations}, {"subcycles", c->iterations * CLOMP_SUBCYCLES},
+                    {"iteration_residue", c->iteration_residue}, {"max_residue", c->max_residue},
+                    {"error_bound", c->error_bound}, {"tight_error_bound", c->tight_error_bound});
     hp_json_object_begin(j, "variants");
     for (int v = 0; v < CLOMP_VARIANTS; v++) variant_json(j, c, r, v);
     hp_json_object_end(j);

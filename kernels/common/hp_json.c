@@ -4,6 +4,7 @@
 #include "hp_json.h"
 
 #include <math.h>
+#include <string.h>
 
 void hp_json_open(hp_json *j, FILE *out)
 {
@@ -18,31 +19,22 @@ static void indent(hp_json *j)
     for (int i = 0; i < j->depth; i++) fputs("  ", j->out);
 }
 
+/* The characters JSON escapes with a letter, and those letters. */
+static const char escaped_chars[] = "\"\\\n\r\t";
+static const char escape_letters[] = "\"\\nrt";
+
 static void write_escaped(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
-            else
-                fputc(*p, out);
+        const char *named = strchr(escaped_chars, *p);
+        if (named) {
+            fputc('\\', out);
+            fputc(escape_letters[named - escaped_chars], out);
+        } else if (*p < 0x20) {
+            fprintf(out, "\\u%04x", *p);
+        } else {
+            fputc(*p, out);
         }
     }
     fputc('"', out);
@@ -134,4 +126,9 @@ void hp_json_strings(hp_json *j, const char *key, const char *const *items, int 
     hp_json_array_begin(j, key);
     for (int k = 0; k < n; k++) hp_json_string(j, NULL, items[k]);
     hp_json_array_end(j);
+}
+
+void hp_json_numbers(hp_json *j, const hp_json_number *members, int n)
+{
+    for (int k = 0; k < n; k++) hp_json_real(j, members[k].key, members[k].value);
 }

@@ -32,4 +32,18 @@ void hp_json_verdict(hp_json *j, int ok, const char *why);
 /* An array of n strings under key. */
 void hp_json_strings(hp_json *j, const char *key, const char *const *items, int n);
 
+/* One member of a flat record of numbers. A whole number below 1e17 is printed without a fraction,
+ * as hp_json_int would print it, so counts and measures can share one list. */
+typedef struct {
+    const char *key;
+    double value;
+} hp_json_number;
+
+/* Writes n members, in order; NaN and infinities become null. */
+void hp_json_numbers(hp_json *j, const hp_json_number *members, int n);
+/* hp_json_numbers over a literal list: HP_JSON_NUMBERS(j, {"pe", pe}, {"ke", ke}). */
+#define HP_JSON_NUMBERS(j, ...)                                                                                      \
+    hp_json_numbers((j), (const hp_json_number[]){__VA_ARGS__},                                                     \
+                    (int)(sizeof((const hp_json_number[]){__VA_ARGS__}) / sizeof(hp_json_number)))
+
 #endif

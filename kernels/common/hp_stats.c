@@ -27,10 +27,7 @@ double hp_imbalance(const hp_stat *s) { return s->avg > 0.0 ? s->max / s->avg - 
 void hp_stat_json(hp_json *j, const char *key, const hp_stat *s)
 {
     hp_json_object_begin(j, key);
-    hp_json_real(j, "min", s->min);
-    hp_json_int(j, "min_rank", s->min_rank);
-    hp_json_real(j, "avg", s->avg);
-    hp_json_real(j, "max", s->max);
-    hp_json_int(j, "max_rank", s->max_rank);
+    HP_JSON_NUMBERS(j, {"min", s->min}, {"min_rank", s->min_rank}, {"avg", s->avg}, {"max", s->max},
+                    {"max_rank", s->max_rank});
     hp_json_object_end(j);
 }

@@ -96,12 +96,8 @@ static void thermo_json(hp_json *j, const md_sim *s)
     for (int k = 0; k < s->nthermo; k++) {
         const md_thermo_row *t = &s->thermo[k];
         hp_json_object_begin(j, NULL);
-        hp_json_int(j, "step", t->step);
-        hp_json_real(j, "temp", t->temp);
-        hp_json_real(j, "pe", t->pe);
-        hp_json_real(j, "ke", t->ke);
-        hp_json_real(j, "etotal", t->etotal);
-        hp_json_real(j, "press", t->press);
+        HP_JSON_NUMBERS(j, {"step", t->step}, {"temp", t->temp}, {"pe", t->pe}, {"ke", t->ke},
+                        {"etotal", t->etotal}, {"press", t->press});
         hp_json_object_end(j);
     }
     hp_json_array_end(j);

@@ -297,18 +297,14 @@ void mb_print_summary(const mb_state *s, const mb_results *r)
 static void row_json(hp_json *j, const mb_state *s, const mb_row *r)
 {
     hp_json_object_begin(j, NULL);
-    hp_json_int(j, "ranks", r->ranks);
-    hp_json_int(j, "bytes", r->bytes);
-    hp_json_int(j, "iterations", r->iterations);
+    HP_JSON_NUMBERS(j, {"ranks", r->ranks}, {"bytes", r->bytes}, {"iterations", r->iterations});
     hp_stat_json(j, "time", &r->time);
     if (is_pingpong(r->table) || is_halo(r->table) || is_chain(r->table))
         hp_json_real(j, "bandwidth_MBps", bandwidth(s, r));
     if (is_mixed(r->table)) hp_json_real(j, "ratio_to_single", ratio_to_single(s, r));
-    hp_json_int(j, "messages", r->messages);
-    hp_json_int(j, "bytes_sent", r->bytes_sent);
-    hp_json_int(j, "expected_messages", r->expected_messages);
-    hp_json_int(j, "expected_bytes", r->expected_bytes);
-    hp_json_int(j, "errors", r->errors);
+    HP_JSON_NUMBERS(j, {"messages", r->messages}, {"bytes_sent", r->bytes_sent},
+                    {"expected_messages", r->expected_messages}, {"expected_bytes", r->expected_bytes},
+                    {"errors", r->errors});
     hp_json_object_end(j);
 }
 
@@ -318,13 +314,10 @@ static void fits_json(hp_json *j, const mb_results *r)
     for (int k = 0; k < r->nfits; k++) {
         const hockney_fit *f = &r->fits[k];
         hp_json_object_begin(j, r->fit_names[k]);
-        hp_json_real(j, "alpha_s", f->alpha);
-        hp_json_real(j, "beta_s_per_byte", f->beta);
-        hp_json_real(j, "bandwidth_MBps", f->beta > 0 ? 1e-6 / f->beta : NAN); /* null: no bandwidth */
-        hp_json_int(j, "fit_min_bytes", (long long)f->min_bytes);
-        hp_json_int(j, "fit_max_bytes", (long long)f->max_bytes);
-        hp_json_int(j, "points", f->points);
-        hp_json_real(j, "r2", f->r2);
+        /* A fit without a slope has no bandwidth: NaN, written as null. */
+        HP_JSON_NUMBERS(j, {"alpha_s", f->alpha}, {"beta_s_per_byte", f->beta},
+                        {"bandwidth_MBps", f->beta > 0 ? 1e-6 / f->beta : NAN}, {"fit_min_bytes", f->min_bytes},
+                        {"fit_max_bytes", f->max_bytes}, {"points", f->points}, {"r2", f->r2});
         hp_json_string(j, "weighting", "relative");
         hp_json_object_end(j);
     }
@@ -334,19 +327,13 @@ static void fits_json(hp_json *j, const mb_results *r)
 static void alternating_json(hp_json *j, const mb_alternating *a)
 {
     hp_json_object_begin(j, "alternating");
-    hp_json_int(j, "root", a->root);
-    hp_json_int(j, "regions_per_phase", a->reps);
-    hp_json_int(j, "work_per_thread", a->work);
-    hp_json_int(j, "threads", a->threads);
+    HP_JSON_NUMBERS(j, {"root", a->root}, {"regions_per_phase", a->reps}, {"work_per_thread", a->work},
+                    {"threads", a->threads});
     hp_json_string(j, "baseline", "other ranks asleep: nanosleep, MPI_Test of a release message every 1 ms");
-    hp_json_real(j, "baseline_s", a->baseline);
-    hp_json_real(j, "waiting_s", a->waiting);
-    hp_json_real(j, "busy_s", a->busy);
-    hp_json_real(j, "baseline_min_s", a->baseline_min);
-    hp_json_real(j, "waiting_min_s", a->waiting_min);
-    hp_json_real(j, "busy_min_s", a->busy_min);
-    hp_json_real(j, "slowdown_waiting", a->waiting / a->baseline);
-    hp_json_real(j, "slowdown_busy", a->busy / a->baseline);
+    HP_JSON_NUMBERS(j, {"baseline_s", a->baseline}, {"waiting_s", a->waiting}, {"busy_s", a->busy},
+                    {"baseline_min_s", a->baseline_min}, {"waiting_min_s", a->waiting_min},
+                    {"busy_min_s", a->busy_min}, {"slowdown_waiting", a->waiting / a->baseline},
+                    {"slowdown_busy", a->busy / a->baseline});
     hp_stat_json(j, "busy_ranks_s", &a->busy_ranks);
     hp_json_real(j, "slowdown_busy_ranks", a->busy_ranks.avg / a->baseline);
     hp_json_int(j, "barriers_per_rank", a->barriers);

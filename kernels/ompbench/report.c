@@ -143,12 +143,8 @@ void omb_print_summary(const omb_bench *b, const omb_results *r)
 static void stats_json(hp_json *j, const char *key, const omb_stats *s)
 {
     hp_json_object_begin(j, key);
-    hp_json_real(j, "mean", s->mean);
-    hp_json_real(j, "sd", s->sd);
-    hp_json_real(j, "median", s->median);
-    hp_json_real(j, "min", s->min);
-    hp_json_real(j, "max", s->max);
-    hp_json_int(j, "outliers", s->outliers);
+    HP_JSON_NUMBERS(j, {"mean", s->mean}, {"sd", s->sd}, {"median", s->median}, {"min", s->min}, {"max", s->max},
+                    {"outliers", s->outliers});
     hp_json_object_end(j);
 }
 
@@ -181,10 +177,8 @@ static void executions_json(hp_json *j, const omb_result *x)
 {
     hp_json_object_begin(j, "executions");
     hp_json_string(j, "by", x->executions_by_one ? "one thread per region" : "every thread");
-    hp_json_int(j, "per_thread_min", x->executions_min);
-    hp_json_int(j, "per_thread_max", x->executions_max);
-    hp_json_int(j, "total", x->executions_total);
-    hp_json_int(j, "expected_total", x->executions_expected);
+    HP_JSON_NUMBERS(j, {"per_thread_min", x->executions_min}, {"per_thread_max", x->executions_max},
+                    {"total", x->executions_total}, {"expected_total", x->executions_expected});
     hp_json_bool(j, "ok", omb_array_counts_ok(x));
     hp_json_object_end(j);
 }
@@ -209,19 +203,13 @@ static void result_json(hp_json *j, const omb_bench *b, const omb_result *x)
         hp_json_null(j, "array_size");
     }
     hp_json_string(j, "reference", c->ref_name);
-    hp_json_int(j, "inner_reps", x->reps);
-    hp_json_int(j, "reference_inner_reps", x->ref_reps);
-    hp_json_int(j, "outer_reps", x->outer);
+    HP_JSON_NUMBERS(j, {"inner_reps", x->reps}, {"reference_inner_reps", x->ref_reps}, {"outer_reps", x->outer});
     stats_json(j, "test_us", &x->test);
     stats_json(j, "reference_us", &x->ref);
     stats_json(j, "difference_us", &x->diff);
-    hp_json_real(j, "overhead_us", x->overhead_us);
-    hp_json_real(j, "ci95_us", x->ci95_us);
-    hp_json_real(j, "ci999_us", x->ci999_us);
-    hp_json_real(j, "median_overhead_us", x->median_overhead_us);
-    hp_json_real(j, "epcc_pm_us", x->epcc_pm_us);
-    hp_json_real(j, "overhead_cycles", cycles(b, x->overhead_us));
-    hp_json_real(j, "seconds", x->seconds);
+    HP_JSON_NUMBERS(j, {"overhead_us", x->overhead_us}, {"ci95_us", x->ci95_us}, {"ci999_us", x->ci999_us},
+                    {"median_overhead_us", x->median_overhead_us}, {"epcc_pm_us", x->epcc_pm_us},
+                    {"overhead_cycles", cycles(b, x->overhead_us)}, {"seconds", x->seconds});
     hp_stat_json(j, "overhead_across_ranks_us", &x->across);
     hp_json_object_end(j);
 }
@@ -231,11 +219,8 @@ static void noise_json(hp_json *j, const omb_noise *n)
 {
     hp_json_object_begin(j, "noise");
     hp_json_string(j, "method", "fixed work quantum: each quantum's time over its thread's fastest, less 1");
-    hp_json_real(j, "quantum_us", 1e6 * n->quantum_s);
-    hp_json_int(j, "quanta_per_thread", n->quanta);
-    hp_json_int(j, "samples", n->samples);
-    hp_json_real(j, "mean_slowdown", n->mean);
-    hp_json_real(j, "max_slowdown", n->max);
+    HP_JSON_NUMBERS(j, {"quantum_us", 1e6 * n->quantum_s}, {"quanta_per_thread", n->quanta}, {"samples", n->samples},
+                    {"mean_slowdown", n->mean}, {"max_slowdown", n->max});
     hp_json_array_begin(j, "slowdowns");
     for (int k = 0; k < OMB_NOISE_PERCENTILES; k++) hp_json_real(j, NULL, n->slowdown[k]);
     hp_json_array_end(j);
@@ -246,10 +231,8 @@ static void noise_json(hp_json *j, const omb_noise *n)
 static void ompbench_json(hp_json *j, const omb_bench *b, const omb_results *r)
 {
     hp_json_object_begin(j, "ompbench");
-    hp_json_int(j, "threads", b->threads);
-    hp_json_int(j, "ranks", b->nranks);
-    hp_json_int(j, "cpus_online", b->cpus_online);
-    hp_json_real(j, "oversubscription", b->oversubscription);
+    HP_JSON_NUMBERS(j, {"threads", b->threads}, {"ranks", b->nranks}, {"cpus_online", b->cpus_online},
+                    {"oversubscription", b->oversubscription});
     hp_json_string(j, "wait_policy", b->wait_policy);
     hp_json_real(j, "target_test_time_us", b->p.test_time_us);
     hp_json_int(j, "outer_reps", b->p.outer_reps);

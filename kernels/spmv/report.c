@@ -113,12 +113,9 @@ static void members(hp_json *j, const void *state, const void *results)
     hp_json_array_begin(j, "global");
     for (int d = 0; d < 3; d++) hp_json_int(j, NULL, g->global[d]);
     hp_json_array_end(j);
-    hp_json_int(j, "rows", r->rows_total);
-    hp_json_int(j, "nonzeros", r->nnz_total);
-    hp_json_int(j, "rows_per_node", r->rows_total / g->nodes);
-    hp_json_real(j, "bytes_per_product", spmv_bytes_per_product(&s->m));
-    hp_json_real(j, "local_product_GBps", r->bandwidth);
-    hp_json_real(j, "local_product_GBps_best", r->best_bandwidth);
+    HP_JSON_NUMBERS(j, {"rows", r->rows_total}, {"nonzeros", r->nnz_total}, {"rows_per_node", r->rows_total / g->nodes},
+                    {"bytes_per_product", spmv_bytes_per_product(&s->m)}, {"local_product_GBps", r->bandwidth},
+                    {"local_product_GBps_best", r->best_bandwidth});
     hp_json_array_begin(j, "halo_points"); /* per rank: points exchanged with the neighbour in each direction */
     for (int rank = 0; rank < r->run->ranks; rank++) {
         hp_json_array_begin(j, NULL);

@@ -209,35 +209,6 @@ def test_every_rank_runs_clomp_and_rank0_reports(run_clomp):
     assert run.stdout.count("PERF kernel=clomp ") == 1 and "ranks=2" in run.stdout
 
 
-BAD = [
-    ([], "missing argument numThreads (expected 7 positional arguments: numThreads allocThreads numParts "
-         "zonesPerPart zoneSize flopScale timeScale; see --help)"),
-    ([2, 1, 16], "missing argument zonesPerPart"),
-    ([0, 1, 16, 400, 32, 1, 1], "numThreads must be > 0 or -1, got 0"),
-    ([2, 0, 16, 400, 32, 1, 1], "allocThreads must be > 0 or -1, got 0"),
-    ([-2, 1, 16, 400, 32, 1, 1], "numThreads must be >= -1, got -2"),
-    ([2, 1, 0, 400, 32, 1, 1], "numParts must be >= 1, got 0"),
-    ([2, 1, 16, 400, 32, 1, 0], "timeScale must be >= 1, got 0"),
-    ([2, 1, 16, "many", 32, 1, 1], "zonesPerPart needs an integer, got 'many'"),
-    ([2, 1, 16, 400, 32, 1, 1, 7], "unexpected argument '7': all 7 positional arguments are already given"),
-    ([2, 1, 16, 400, 32, 1, 1, "--numParts", 4], "numParts given both by position and as --numParts"),
-    ([*SMALL, "--test-skip-work", "everything"], "--test-skip-work must be one of none|serial_ref|"),
-    ([*SMALL, "--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),
-]
-
-
-@pytest.mark.parametrize("args,message", BAD, ids=[m[:30] for _, m in BAD])
-def test_bad_input(clomp_binary, tmp_path, args, message):
-    prof = tmp_path / "p.json"
-    extra = [] if "--profile" in args else ["--profile", str(prof)]
-    proc = subprocess.run([str(clomp_binary), *map(str, args), *extra], capture_output=True, text=True, cwd=tmp_path,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("hybridperf-clomp: error: ")
-    assert message in proc.stderr, proc.stderr
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_options_help_and_version(clomp_binary):
     options = kernels.options("clomp")
     positional = [o for o in options if o["positional"]]

@@ -13,32 +13,6 @@ def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("hybridperf-md: error:")]
 
 
-CASES = [
-    (["-s", "0"], "--size must be >= 1, got 0"),
-    (["-s", "-4"], "--size must be >= 1, got -4"),
-    (["--steps", "-1"], "--steps must be >= 0, got -1"),
-    (["--dt", "0"], "--dt must be > 0, got 0"),
-    (["--density", "abc"], "--density needs a number, got 'abc'"),
-    (["--potential", "morse"], "--potential must be one of lj/cut|lj/sf|eam/fs|tersoff, got 'morse'"),
-    (["--grid", "2", "2", "1"], "--grid 2 2 1 needs 4 ranks, got 1"),
-    (["-s", "1"], "thinner than cutoff + skin"),
-    (["--read-data", "/nonexistent/x.data"], "cannot read data file /nonexistent/x.data"),
-    (["--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),
-    (["--frobnicate"], "unknown option '--frobnicate'"),
-]
-
-
-@pytest.mark.parametrize("args,message", CASES, ids=[c[1][:30] for c in CASES])
-def test_bad_input_single_rank(md_binary, tmp_path, args, message):
-    prof = tmp_path / "p.json"
-    extra = [] if "--profile" in args else ["--profile", str(prof)]
-    proc = subprocess.run([str(md_binary), *args, *extra], capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
-    assert not prof.exists()
-    assert list(tmp_path.iterdir()) == []  # nothing half-written, not even a temporary file
-
-
 def test_bad_input_with_several_ranks_reports_once(run_md):
     for args, message in [(["--grid", "3", "1", "1"], "--grid 3 1 1 needs 3 ranks, got 2"),
                           (["-s", "2"], "-s 4 or more for a 2 x 1 x 1 grid")]:

@@ -322,50 +322,6 @@ def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("hybridperf-mixbench: error:")]
 
 
-SINGLE_RANK_CASES = [
-    (["--sizes", "0"], "--sizes: '0' is not a message size: sizes are at least 1 byte"),
-    (["--sizes", "8,-16"], "--sizes: '-16' is not a message size"),
-    (["--sizes", "8,abc"], "--sizes: 'abc' is not a size in bytes"),
-    (["--sizes", "1Q"], "--sizes: '1Q' is not a size in bytes"),
-    (["--sizes", "8,,16"], "--sizes '8,,16': an empty entry between commas"),
-    (["--sizes", "8,64,8"], "--sizes: 8 is listed twice"),
-    (["--sizes", "1K,1024"], "--sizes: 1K and 1024 are the same size"),
-    (["--sizes", "2G"], "--sizes: '2G' is larger than the largest message size, 1G"),
-    (["--min-size", "0"], "--min-size must be >= 1, got 0"),
-    (["--max-size", "-8"], "--max-size must be >= 1, got -8"),
-    (["--min-size", "abc"], "--min-size needs an integer, got 'abc'"),
-    (["--min-size", "1024", "--max-size", "8"], "--min-size 1024 is larger than --max-size 8"),
-    (["--sizes", "8", "--max-size", "64"], "--sizes and --max-size both given"),
-    (["--pair", "1,1"], "--pair 1,1: the two ranks must differ"),
-    (["--pair", "0"], "--pair '0': give two ranks as A,B"),
-    (["--pair", "0,x"], "--pair '0,x': give two ranks as A,B"),
-    (["--styles", "single,hybrid"], "--styles: unknown style 'hybrid'"),
-    (["--styles", "single,single"], "--styles: single is listed twice"),
-    (["--bench", "halo", "--styles", "single,multiple"],
-     "--bench halo: the halo exchange runs the masteronly and funnelled styles, and --styles single,multiple has "
-     "neither"),
-    (["--bench", "mixed", "--thread-level", "funneled"],
-     "--thread-level funneled is too low for --bench mixed with the multiple style, which needs MPI_THREAD_MULTIPLE"),
-    (["--bench", "halo", "--thread-level", "single"],
-     "--thread-level single is too low for --bench halo, which needs MPI_THREAD_FUNNELED"),
-    (["--bench", "pingpong"], "--bench pingpong needs at least 2 ranks, got 1"),
-    (["--bench", "chain"], "--bench chain needs at least 2 ranks, got 1"),
-    (["--bench", "bogus"], "--bench must be one of"),
-    (["--iters", "0"], "--iters must be >= 1, got 0"),
-    (["--bench", "alternating", "--profile", "/nonexistent/dir/p.json"], "directory /nonexistent/dir does not exist"),
-]
-
-
-@pytest.mark.parametrize("args,message", SINGLE_RANK_CASES, ids=[c[1][:40] for c in SINGLE_RANK_CASES])
-def test_bad_input_single_rank(mixbench_binary, tmp_path, args, message):
-    prof = tmp_path / "p.json"
-    extra = [] if "--profile" in args else ["--profile", str(prof)]
-    proc = subprocess.run([str(mixbench_binary), *args, *extra], capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
-    assert list(tmp_path.iterdir()) == []
-
-
 MULTI_RANK_CASES = [
     (["--pair", "0,2"], "--pair 0,2: rank 2 is outside the communicator of 2 ranks (0..1)"),
     (["--pair", "-1,1"], "--pair -1,1: rank -1 is outside the communicator of 2 ranks (0..1)"),

@@ -32,7 +32,7 @@ int clomp_params_table(clomp_params *p, hp_arg *args)
                    "work per measurement: ceil(1e6 timeScale / (zones flopScale)) iterations of 10 sweeps "
                    "(100 nominal)"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1, .positional = 1, .required = 1},
-        {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
+        HP_OPTION_PROFILE(&p->profile),
         {HP_OPTION("test-skip-work", 0, HP_ARG_CHOICE, &p->skip_name, "VARIANT",
                    "TEST ONLY: VARIANT leaves its last partition out of its first sweep, so its result check "
                    "must fail"),

@@ -194,16 +194,10 @@ static void profile_members(hp_json *j, const void *state, const void *results)
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_figure(j, "serial_ref_us_per_loop", clomp_us_per_loop(c, r->seconds[V_SERIAL_REF]), "us", "lower");
     hp_json_figure(j, "omp_barrier_us_per_loop", clomp_us_per_loop(c, r->seconds[V_OMP_BARRIER]), "us", "lower");
-    for (int v = V_BEST_CASE; v < CLOMP_VARIANTS; v++) {
-        char name[64];
-        snprintf(name, sizeof name, "%s_speedup", clomp_region_names[v]);
-        hp_json_figure(j, name, speedup(r, v), "x", "higher");
-    }
-    for (int v = V_FOR_STATIC; v < CLOMP_VARIANTS; v++) {
-        char name[64];
-        snprintf(name, sizeof name, "%s_overhead", clomp_region_names[v]);
-        hp_json_figure(j, name, overhead(c, r, v), "us", "lower");
-    }
+    for (int v = V_BEST_CASE; v < CLOMP_VARIANTS; v++)
+        hp_json_figuref(j, speedup(r, v), "x", "higher", "%s_speedup", clomp_region_names[v]);
+    for (int v = V_FOR_STATIC; v < CLOMP_VARIANTS; v++)
+        hp_json_figuref(j, overhead(c, r, v), "us", "lower", "%s_overhead", clomp_region_names[v]);
     hp_json_array_end(j);
     hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     clomp_json(j, c, r);

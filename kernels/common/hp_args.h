@@ -68,6 +68,19 @@ typedef struct {
 #define HP_OPTION(name_, short_, type_, value_, metavar_, help_)                                                       \
     .name = (name_), .short_name = (short_), .type = (type_), .value = (value_), .metavar = (metavar_), .help = (help_)
 
+/* Options that several kernels have, worded once. what_ names the grid: "rank", "node". */
+#define HP_OPTION_PROFILE(path_) {HP_OPTION("profile", 0, HP_ARG_PATH, (path_), "FILE", "write the JSON profile here")}
+#define HP_OPTION_GRID(grid_, what_)                                                                                   \
+    {HP_OPTION("grid", 0, HP_ARG_INT3, (grid_), "X Y Z", what_ " grid (0 0 0: chosen by MPI_Dims_create)"),            \
+     .min_rule = HP_MIN_INCLUSIVE}
+#define HP_OPTION_NO_TIMERS(flag_)                                                                                     \
+    {HP_OPTION("no-timers", 0, HP_ARG_FLAG, (flag_), NULL,                                                             \
+               "disable region and communication timers (to measure their overhead)")}
+#define HP_OPTION_NO_THREAD_TIMES(flag_)                                                                               \
+    {HP_OPTION("no-thread-times", 0, HP_ARG_FLAG, (flag_), NULL,                                                       \
+               "do not time each thread's share of the parallel regions (the profile's openmp_idle; to measure that "  \
+               "overhead)")}
+
 /* Parses argv[1..]; returns 0, or -1 with a one-line message in err. A positional or required option
  * given twice (by position and by name, or twice by name) is an error; other options keep the last
  * value given. */

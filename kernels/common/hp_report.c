@@ -2,6 +2,7 @@
 #include "hp_report.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,16 @@ void hp_json_figure(hp_json *j, const char *name, double value, const char *unit
     hp_json_string(j, "unit", unit);
     hp_json_string(j, "better", better);
     hp_json_object_end(j);
+}
+
+void hp_json_figuref(hp_json *j, double value, const char *unit, const char *better, const char *name_format, ...)
+{
+    char name[128];
+    va_list ap;
+    va_start(ap, name_format);
+    vsnprintf(name, sizeof name, name_format, ap);
+    va_end(ap);
+    hp_json_figure(j, name, value, unit, better);
 }
 
 void hp_json_omp_idle(hp_json *j, const double *per_rank, int ranks)

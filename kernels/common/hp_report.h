@@ -58,6 +58,9 @@ void hp_print_checks(FILE *out, const hp_check *c, int n);
 void hp_json_checks(hp_json *j, const hp_check *c, int n);
 /* One entry of the "figures_of_merit" array. */
 void hp_json_figure(hp_json *j, const char *name, double value, const char *unit, const char *better);
+/* hp_json_figure with its name made from a printf format: a figure per variant or construct. */
+void hp_json_figuref(hp_json *j, double value, const char *unit, const char *better, const char *name_format, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Collective. Returns the number of regions written to out (at most HP_MAX_REGIONS). */
 int hp_reduce_regions(hp_comm *c, const hp_timers *t, MPI_Comm comm, hp_region_stat *out);

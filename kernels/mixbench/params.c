@@ -73,8 +73,7 @@ int mb_params_table(mb_params *p, hp_arg *args)
          .min_rule = HP_MIN_INCLUSIVE},
         {HP_OPTION("fit-max", 0, HP_ARG_INT, &p->fit_max, "BYTES", "Hockney fit: largest size used (0: no limit)"),
          .min_rule = HP_MIN_INCLUSIVE},
-        {HP_OPTION("grid", 0, HP_ARG_INT3, p->grid, "X Y Z", "halo: rank grid (0 0 0: chosen by MPI_Dims_create)"),
-         .min_rule = HP_MIN_INCLUSIVE},
+        HP_OPTION_GRID(p->grid, "halo: rank"),
         {HP_OPTION("region-reps", 0, HP_ARG_INT, &p->region_reps, "N", "alternating: timed OpenMP regions per phase"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
         {HP_OPTION("region-work", 0, HP_ARG_INT, &p->region_work, "N",
@@ -83,7 +82,7 @@ int mb_params_table(mb_params *p, hp_arg *args)
         {HP_OPTION("comm-timers", 0, HP_ARG_FLAG, &p->comm_timers, NULL,
                    "also time every MPI call (off: the loops are timed as a whole, so per-call clock reads "
                    "do not inflate sub-microsecond latencies)")},
-        {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
+        HP_OPTION_PROFILE(&p->profile),
         {HP_OPTION("check-decomposition", 0, HP_ARG_LIST, &p->check_ranks, "R,...",
                    "print as JSON whether a run on each rank count would be accepted (the ranks the benchmarks "
                    "and --pair/--pairs need); run nothing")},

@@ -70,7 +70,7 @@ int omb_params_table(omb_params *p, hp_arg *args)
         {HP_OPTION("noise-quantum-us", 0, HP_ARG_REAL, &p->noise_quantum_us, "US",
                    "length of one noise quantum, microseconds (the interval of the noise it measures)"),
          .min_rule = HP_MIN_EXCLUSIVE},
-        {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
+        HP_OPTION_PROFILE(&p->profile),
     };
     const int n = (int)(sizeof table / sizeof *table);
     memcpy(args, table, sizeof table);

@@ -267,11 +267,8 @@ static void profile_members(hp_json *j, const void *state, const void *results)
     const omb_results *r = results;
     hp_json_params_and_checks(j, b->args, b->nargs, r->checks, r->nchecks);
     hp_json_array_begin(j, "figures_of_merit");
-    for (int k = 0; k < b->nresults; k++) {
-        char name[OMB_NAME_LEN + 16];
-        snprintf(name, sizeof name, "overhead.%s", b->results[k].item.name);
-        hp_json_figure(j, name, b->results[k].across.avg, "us", "lower");
-    }
+    for (int k = 0; k < b->nresults; k++)
+        hp_json_figuref(j, b->results[k].across.avg, "us", "lower", "overhead.%s", b->results[k].item.name);
     if (b->noise.quanta > 0) hp_json_figure(j, "noise.mean_slowdown", b->noise.mean, "", "lower");
     hp_json_figure(j, "loop_time", loop_seconds(r), "s", "lower");
     hp_json_array_end(j);

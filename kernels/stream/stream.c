@@ -45,7 +45,7 @@ static int options(stream_params *p, hp_arg *args, int *elements_m)
          .min_rule = HP_MIN_INCLUSIVE, .min = 1},
         {HP_OPTION("trials", 't', HP_ARG_INT, &p->trials, "N", "repetitions of the four kernels; the best counts"),
          .min_rule = HP_MIN_INCLUSIVE, .min = 2},
-        {HP_OPTION("profile", 0, HP_ARG_PATH, &p->profile, "FILE", "write the JSON profile here")},
+        HP_OPTION_PROFILE(&p->profile),
     };
     memcpy(args, table, sizeof table);
     return (int)(sizeof table / sizeof *table);

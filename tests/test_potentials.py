@@ -97,6 +97,14 @@ def l12(a: float, cells: int) -> tuple[np.ndarray, np.ndarray]:
     return positions, np.tile([1, 0, 0, 0], cells**3)
 
 
+def assert_starts_at_the_direct_sum(run, atoms: int, energy_per_atom: float) -> None:
+    """hybridperf-md ran on these atoms, its first energy is the direct sum's, and it conserved energy."""
+    assert run.returncode == 0, run.stderr
+    assert run.profile["md"]["atoms"] == atoms
+    assert relative(run.thermo(0)["pe"], energy_per_atom) < 1e-9
+    assert run.profile["checks"]["energy_drift"]["pass"]
+
+
 @pytest.mark.xdist_group("test_potentials.cuau")  # cuau is made once, on one worker
 @pytest.mark.kernel
 def test_the_file_reads_back_as_the_analytic_functions(cuau, model):
@@ -184,11 +192,8 @@ def test_cu3au_is_bound(model):
 def test_hybridperf_md_runs_the_file(run_md, cuau, model):
     run = run_md(1, 1, ["--potential", "eam/fs", "--potential-file", cuau, "--elements", "Cu,Au", "--lattice", "l12",
                         "--lattice-constant", CU3AU, "-s", 3, "--steps", 20])
-    assert run.returncode == 0, run.stderr
     positions, types = l12(CU3AU, 1)
-    assert run.profile["md"]["atoms"] == 108
-    assert relative(run.thermo(0)["pe"], sums.energy(model, positions, types, CU3AU) / 4) < 1e-9
-    assert run.profile["checks"]["energy_drift"]["pass"]
+    assert_starts_at_the_direct_sum(run, 108, sums.energy(model, positions, types, CU3AU) / 4)
 
 
 @pytest.mark.xdist_group("test_potentials.cuau")  # cuau is made once, on one worker

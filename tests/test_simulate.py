@@ -338,16 +338,9 @@ def test_a_failed_replay_is_stored_as_a_failed_simulated_run(tiny_study, monkeyp
     assert all(r.outcome == "failed" for r in outcome.races.values())
 
 
-SIMULATED = """
-study: tiny-sim
-kernel: md
-params: {size: 8, steps: 2}
-configurations: [pure-mpi, hybrid-1]
-nodes: [1, 2]
-backend: simgrid
-simgrid: {cluster: merlin, costs: thesis}
-results: RESULTS
-"""
+# SPEC's study, replayed on 1 and 2 of Merlin's nodes
+SIMULATED = (SPEC.replace("tiny-md", "tiny-sim").replace("steps: 20", "steps: 2").replace("cores:", "nodes:")
+             + "backend: simgrid\nsimgrid: {cluster: merlin, costs: thesis}\n")
 
 
 @pytest.mark.kernel

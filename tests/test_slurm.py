@@ -13,6 +13,7 @@ import pytest
 
 import slurm_cluster
 from test_pmpi_trace import actions, messages
+from test_study import TINY
 from hybridperf.study import spec
 from hybridperf.study.expand import expand
 from hybridperf.study.backends.slurm import SlurmBackend
@@ -21,15 +22,8 @@ pytestmark = pytest.mark.external
 
 HYBRIDPERF = [sys.executable, "-m", "hybridperf"]
 REPO = Path(__file__).resolve().parents[1]
-SPEC = """study: both
-kernel: md
-params: {{size: 6, steps: 20}}
-configurations: [pure-mpi, hybrid-1]
-cores: [1, 2]
-repeats: 1
-slurm: {{mpi: pmix}}
-results: {results}
-"""
+# test_study's tiny study, once, through srun's PMIx
+SPEC = TINY.replace("study: tiny", "study: both").replace("repeats: 2", "repeats: 1") + "slurm: {{mpi: pmix}}\n"
 
 
 @pytest.fixture(scope="module")

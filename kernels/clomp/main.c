@@ -90,8 +90,9 @@ static void resolve_inputs(clomp *c)
     c->zone_size = (size + 7) / 8 * 8;
 }
 
-static int run_clomp(clomp *c, hp_run *run)
+static int run_clomp(void *state, hp_run *run)
 {
+    clomp *c = state;
     char err[1024] = "";
     int ok = validate_options(c, run->argc, run->argv, err, sizeof err) == 0;
     if (hp_any_error(&c->comm, MPI_COMM_WORLD, ok, CLOMP_KERNEL, err)) return EXIT_BAD_INPUT;
@@ -124,13 +125,11 @@ static int run_clomp(clomp *c, hp_run *run)
 
 static int options(void *state, hp_arg *table) { return clomp_params_table(&((clomp *)state)->p, table); }
 
-static int run(void *state, hp_run *r) { return run_clomp(state, r); }
-
 static void release(void *state) { clomp_mesh_free(state); }
 
 _Static_assert(CLOMP_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
 const hp_kernel hp_this_kernel = {
     .program = CLOMP_PROGRAM, .name = CLOMP_KERNEL, .usage = clomp_usage, .summary = clomp_summary,
     .options = options, .state_size = sizeof(clomp), .comm_offset = offsetof(clomp, comm), .count_from_start = 1,
-    .run = run, .free = release,
+    .run = run_clomp, .free = release,
 };

@@ -176,8 +176,9 @@ static int validate_options(md_sim *s, int argc, char **argv, char *err, size_t 
     return 0;
 }
 
-static int simulate(md_sim *s, hp_run *run)
+static int simulate(void *state, hp_run *run)
 {
+    md_sim *s = state;
     char err[1024] = "";
     int ok = validate_options(s, run->argc, run->argv, err, sizeof err) == 0;
     if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_BAD_INPUT;
@@ -233,8 +234,6 @@ static int check_options(void *state, const hp_arg *args, int nargs, char *err, 
 
 static void init(void *state) { ((md_sim *)state)->decomp.cart = MPI_COMM_NULL; /* freed whatever set-up reached */ }
 
-static int run(void *state, hp_run *r) { return simulate(state, r); }
-
 static void release(void *state)
 {
     md_sim *s = state;
@@ -252,5 +251,5 @@ const hp_kernel hp_this_kernel = {
     .program = MD_PROGRAM, .name = MD_KERNEL, .usage = md_usage, .summary = md_summary,
     .options = options, .check = check_options,
     .state_size = sizeof(md_sim), .comm_offset = offsetof(md_sim, comm), .count_from_start = 1,
-    .init = init, .run = run, .free = release,
+    .init = init, .run = simulate, .free = release,
 };

@@ -155,8 +155,9 @@ static void run_benchmarks(mb_state *s)
     hp_timer_stop(t, total);
 }
 
-static int benchmark(mb_state *s, hp_run *run)
+static int benchmark(void *state, hp_run *run)
 {
+    mb_state *s = state;
     int status = setup(s, run);
     if (status) return status;
     if (s->rank == 0) print_banner(s, run);
@@ -193,8 +194,6 @@ static int check_options(void *state, const hp_arg *args, int nargs, char *err, 
 
 static void init(void *state) { ((mb_state *)state)->decomp.cart = MPI_COMM_NULL; }
 
-static int run(void *state, hp_run *r) { return benchmark(state, r); }
-
 static void release(void *state)
 {
     mb_state *s = state;
@@ -208,5 +207,5 @@ const hp_kernel hp_this_kernel = {
     .program = MB_PROGRAM, .name = MB_KERNEL, .usage = mb_usage, .summary = mb_summary,
     .options = options, .check = check_options, .state_size = sizeof(mb_state),
     .comm_offset = offsetof(mb_state, comm), .count_from_start = 0,
-    .before_mpi = check_decomposition, .thread_level = requested_level, .init = init, .run = run, .free = release,
+    .before_mpi = check_decomposition, .thread_level = requested_level, .init = init, .run = benchmark, .free = release,
 };

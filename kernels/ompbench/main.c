@@ -175,8 +175,9 @@ static int setup(omb_bench *b, const hp_run *run)
     return 0;
 }
 
-static int benchmark(omb_bench *b, hp_run *run)
+static int benchmark(void *state, hp_run *run)
 {
+    omb_bench *b = state;
     const int status = setup(b, run);
     if (status) return status;
     const int have_slots = omb_array_init(&b->work) == 0;
@@ -212,11 +213,9 @@ static int check_options(void *state, const hp_arg *args, int nargs, char *err, 
     return omb_params_validate(&((omb_bench *)state)->p, args, nargs, err, errlen);
 }
 
-static int run(void *state, hp_run *r) { return benchmark(state, r); }
-
 _Static_assert(OMB_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp_main.c's");
 const hp_kernel hp_this_kernel = {
     .program = OMB_PROGRAM, .name = OMB_KERNEL, .usage = omb_usage, .summary = omb_summary,
     .options = options, .check = check_options,
-    .state_size = sizeof(omb_bench), .comm_offset = offsetof(omb_bench, comm), .count_from_start = 1, .run = run,
+    .state_size = sizeof(omb_bench), .comm_offset = offsetof(omb_bench, comm), .count_from_start = 1, .run = benchmark,
 };

@@ -65,8 +65,9 @@ static int ranks_per_node(void)
     return most;
 }
 
-static int simulate(spmv_sim *s, hp_run *run)
+static int simulate(void *state, hp_run *run)
 {
+    spmv_sim *s = state;
     char err[512] = "";
     s->nargs = spmv_params_table(&s->p, s->args);
     int ok = hp_args_parse(s->args, s->nargs, run->argc, run->argv, err, sizeof err) == 0;
@@ -105,8 +106,6 @@ static int simulate(spmv_sim *s, hp_run *run)
 
 static int options(void *state, hp_arg *table) { return spmv_params_table(&((spmv_sim *)state)->p, table); }
 
-static int run(void *state, hp_run *r) { return simulate(state, r); }
-
 static void release(void *state)
 {
     spmv_sim *s = state;
@@ -121,5 +120,5 @@ _Static_assert(SPMV_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp
 const hp_kernel hp_this_kernel = {
     .program = SPMV_PROGRAM, .name = SPMV_KERNEL, .usage = spmv_usage, .summary = spmv_summary,
     .options = options, .state_size = sizeof(spmv_sim), .comm_offset = offsetof(spmv_sim, comm),
-    .count_from_start = 1, .run = run, .free = release,
+    .count_from_start = 1, .run = simulate, .free = release,
 };

@@ -57,11 +57,19 @@ def backend_compares(source: str) -> list[str]:
     return found
 
 
+def backends_made(source: str) -> list[str]:
+    """Each call of a class whose name ends in Backend, with its line: the CLI asks the registry
+    (registry.backend_for) for the backend a study names."""
+    return [f"line {node.lineno}: {node.func.id}(...)" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.endswith("Backend")]
+
+
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_no_cli_module_builds_a_table_or_chooses_a_backend_by_its_name(path):
     source = path.read_text()
     assert inline_tables(source) == [], f"{path.name}: build the table in report/ (rich_table draws it)"
     assert backend_compares(source) == [], f"{path.name}: look the backend up (registry.kind_of)"
+    assert backends_made(source) == [], f"{path.name}: get the backend from registry.backend_for"
 
 
 # launch/ names launchers (openmpi, mpich, slurm: srun), not study backends
@@ -80,3 +88,5 @@ def test_no_module_outside_the_registry_chooses_a_backend_by_its_name():
 def test_the_check_sees_a_backend_chosen_by_name():
     assert len(backend_compares("def f(study):\n    return study.backend == 'simgrid'\n")) == 1
     assert backend_compares("def f(study):\n    return kind_of(study.backend).exact\n") == []
+    assert backends_made("def f(study, d):\n    return SimGridBackend(study, d)\n") == ["line 2: SimGridBackend(...)"]
+    assert backends_made("def f(study, d):\n    return backend_for(study, d)\n") == []

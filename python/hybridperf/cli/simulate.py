@@ -8,26 +8,28 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Optional, TYPE_CHECKING
 
 import typer
 
 from hybridperf import cluster
 from hybridperf.cli.simulate_app import replay_app
 from hybridperf.cli.study import _report
-from hybridperf.study.registry import cores_per_node
+from hybridperf.study.registry import backend_for, cores_per_node
 from hybridperf.cli.ui import console, ConsoleObserver, errors, fail, USER_ERRORS, user_error
 from hybridperf.files import strict_json, write_atomic
 from hybridperf.predict import contests as moves, outcomes as swept_outcomes
 from hybridperf.report import chain_tables, moves_table, seeds_tables
 from hybridperf.report.terminal import rich_table
 from hybridperf.simulate import app_replay, app_study, chain, rules, study as simulation, validate as validation, validate_spmv
-from hybridperf.simulate.backend import SimGridBackend
 from hybridperf.simulate.outcome import Declared, text as figure_text
 from hybridperf.simulate.replay import SimGridMissing, smpirun
 from hybridperf.store.db import holds_store, Store
 from hybridperf.study import spec
 from hybridperf.study.run import run_study
+
+if TYPE_CHECKING:
+    from hybridperf.simulate.backend import SimGridBackend
 
 COSTS = ("auto", "measured", "thesis")
 
@@ -147,7 +149,8 @@ def simulate(
             fail(f"--costs measured needs a 1 rank x 1 thread run measured here, and {directory} has no results.db: "
                  "run the study first (hybridperf study SPEC)" + (", or use --costs thesis" if study.kernel == "md"
                                                                    else ""))
-        backend = SimGridBackend(study, directory, say=lambda line: errors.print(line, highlight=False))
+        # on_cluster's study names the simgrid backend, whose replays --sensitivity moves
+        backend = backend_for(study, directory, say=lambda line: errors.print(line, highlight=False))
         with Store(directory) as store:
             outcome = run_study(study, store, backend, ConsoleObserver(console), target)
         if outcome.ended == "interrupted":

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from hybridperf import cluster
+from hybridperf.analysis.taxonomy import Mode
 from hybridperf.files import write_atomic
+from hybridperf.launch.runner import RunOutcome
 from hybridperf.simulate import app_replay
 from hybridperf.simulate.replay import simgrid_version
-from hybridperf.store.db import RunRecord, Store, timestamp
+from hybridperf.store.db import RunRecord, Store
+from hybridperf.study.backends import record
 from hybridperf.study.campaign import lifecycle
+from hybridperf.study.expand import RunPlan
 from hybridperf.study.spec import Study
 from hybridperf.study.stored import REPLAYED_ON
 
@@ -58,16 +63,16 @@ def replay_study(study: Study, results: Path, spec: cluster.ClusterSpec, speed: 
             raise NothingToReplay(f"no run of {study.name}'s latest campaign can be replayed: " +
                                   (skipped[0].split(": ", 1)[1] if skipped else "none succeeded"))
         name = f"{study.name}-on-{spec.key}"
-        as_run = replace(study, name=name).as_dict()
-        with lifecycle(store, name, study.kernel, as_run, f"replayed from {study.name}", {REPLAYED_ON: spec.key},
-                       resume=False) as running:
+        replayed = replace(study, name=name)
+        with lifecycle(store, name, study.kernel, replayed.as_dict(), f"replayed from {study.name}",
+                       {REPLAYED_ON: spec.key}, resume=False) as running:
             out = Replays(name, running.campaign.number, skipped=skipped)
             simgrid = simgrid_version()
             for k, (run, files) in enumerate(traced, 1):
                 say(f"replaying {k}/{len(traced)}: {run['run_key']} ({run['ranks']} ranks x {run['threads']} "
                     "threads)")
                 result = _replay(run, files, spec, speed, per_node)
-                store.add_run(_record(run, result, spec, speed, simgrid, name, running.campaign.number, results))
+                store.add_run(_record(run, result, spec, speed, simgrid, replayed, running.campaign.number, results))
                 out.runs.append((run, result))
     return out
 
@@ -80,16 +85,18 @@ def _replay(run: dict[str, Any], files: list[Path], spec: cluster.ClusterSpec, s
 
 
 def _record(run: dict[str, Any], result: app_replay.Replayed, spec: cluster.ClusterSpec, speed: float,
-            simgrid: str, study: str, campaign: int, results: Path) -> RunRecord:
+            simgrid: str, replayed: Study, campaign: int, results: Path) -> RunRecord:
+    """The replay's record, made as every run's is (study.backends.record): the measured run's shape, block and
+    position in the replayed study, under the measured run's key on the cluster (a block run again after a
+    disturbance keeps both its runs, and so both their replays)."""
     key = f"{run['run_key']}-on-{spec.key}"
     profile = app_replay.profile(run["profile"], result, spec, speed, simgrid, run["run_key"])
     path = results / "profiles" / f"{key}.json"
     write_atomic(path, json.dumps(profile, indent=1))
-    return RunRecord(
-        run_key=key, study=study, kernel=run["kernel"], params=run["params"],
-        configurations=tuple(run["configurations"]), nodes=run["nodes"], ranks=run["ranks"],
-        ranks_per_node=run["ranks_per_node"], threads=run["threads"], mode=run["mode"],
-        oversubscribed=bool(run["oversubscribed"]), repeat=run["repeat"], status="ok", exit_code=0,
-        loop_time=result.seconds, started=timestamp(), elapsed=0.0, backend=BACKEND,
-        launch=f"smpirun -np {run['ranks']} -platform {spec.key}.xml -replay traces.txt", warnings=[], stderr=None,
-        profile=profile, profile_path=path, campaign=campaign, position=run["position"])
+    plan = RunPlan(nodes=run["nodes"], ranks_per_node=run["ranks_per_node"], threads=run["threads"],
+                   study=replayed.name, kernel=run["kernel"], params=run["params"],
+                   configurations=tuple(run["configurations"]), mode=Mode(run["mode"], bool(run["oversubscribed"])),
+                   repeat=run["repeat"], campaign=campaign, position=run["position"], warmup=bool(run["warmup"]))
+    launch = f"smpirun -np {run['ranks']} -platform {spec.key}.xml -replay traces.txt"
+    outcome = RunOutcome(0, path, profile, "", False, 0.0)
+    return replace(record(plan, replayed, BACKEND, launch, outcome, time.time()), run_key=key)

@@ -14,7 +14,7 @@ from hybridperf.launch import placement
 from hybridperf.launch.lines import Configuration
 from hybridperf.launch.machine import Machine
 from hybridperf.launch.runner import RunOutcome
-from hybridperf.profile import figure
+from hybridperf.profile import figure, simulated
 from hybridperf.store.db import RunRecord, timestamp
 from hybridperf.study.expand import expand, RunPlan
 from hybridperf.study.spec import Study
@@ -86,7 +86,9 @@ def record(plan: RunPlan, study: Study, backend: str, launch: str, outcome: RunO
     status = status_of(outcome)
     p = outcome.profile
     oversubscribed = plan.mode.oversubscribed or plan.placement == "oversubscribe"  # threads share cores on purpose
-    warnings = placement_warnings(p["run"], study.cores_per_node) if p and not oversubscribed else []
+    # a replay's ranks were placed by the simulator: no thread of it ran on a core here
+    checked = p and not oversubscribed and not simulated(p)
+    warnings = placement_warnings(p["run"], study.cores_per_node) if checked else []
     if p and config is not None and config.binding is not None:
         warnings += binding_warnings(p["run"], config.binding.cpus())
     return RunRecord(

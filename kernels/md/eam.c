@@ -572,18 +572,10 @@ static const md_stage stages[] = {
     {MD_REVERSE, R_DENSITY_EXCHANGE, .values = rho_values, .stride = 1, .width = 1}, /* the ghosts' partial sums home */
     {MD_COMPUTE, R_DENSITY, .compute = embedding},
     {MD_FORWARD, R_DENSITY_EXCHANGE, .values = fp_values, .stride = 1, .width = 1}, /* F'(rho) out to the ghosts */
-    {MD_COMPUTE, R_FORCE, .compute = force},
-    {MD_COMPUTE, R_FORCE_REDUCTION, .compute = reduce},
-    {MD_REVERSE, R_FORCE_EXCHANGE, .values = md_atom_forces, .stride = MD_VEC, .width = 3}, /* the ghosts' home */
+    MD_MANY_BODY_FORCE_STAGES(force, reduce),
 };
 
-const md_potential_ops md_potential_eam_fs = {.name = "eam/fs",
-                                              .title = "eam/fs",
-                                              .file = "a setfl file",
-                                              .validate = md_params_metal,
-                                              .load = load,
-                                              .unload = unload,
-                                              .species = species,
-                                              .lists_built = order_pairs,
-                                              .stages = stages,
-                                              .nstages = sizeof stages / sizeof *stages};
+const md_potential_ops md_potential_eam_fs = {
+    .name = "eam/fs", .title = "eam/fs", .file = "a setfl file", .validate = md_params_metal, .load = load,
+    .unload = unload, .species = species, .lists_built = order_pairs, .stages = stages,
+    .nstages = sizeof stages / sizeof *stages};

@@ -162,15 +162,9 @@ static void sf_forces(md_sim *s, int want_energy) { pair_forces(s, LJ_SF, want_e
 static const md_stage cut_stages[] = {{MD_COMPUTE, R_FORCE, .compute = cut_forces}};
 static const md_stage sf_stages[] = {{MD_COMPUTE, R_FORCE, .compute = sf_forces}};
 
-const md_potential_ops md_potential_lj_cut = {.name = "lj/cut",
-                                              .title = "Lennard-Jones lj/cut",
-                                              .validate = md_params_lj,
-                                              .species = md_species_reduced,
-                                              .stages = cut_stages,
-                                              .nstages = 1};
-const md_potential_ops md_potential_lj_sf = {.name = "lj/sf",
-                                             .title = "Lennard-Jones lj/sf",
-                                             .validate = md_params_lj,
-                                             .species = md_species_reduced,
-                                             .stages = sf_stages,
-                                             .nstages = 1};
+const md_potential_ops md_potential_lj_cut = {
+    .name = "lj/cut", .title = "Lennard-Jones lj/cut", .validate = md_params_lj, .species = md_species_reduced,
+    .stages = cut_stages, .nstages = 1};
+const md_potential_ops md_potential_lj_sf = {
+    .name = "lj/sf", .title = "Lennard-Jones lj/sf", .validate = md_params_lj, .species = md_species_reduced,
+    .stages = sf_stages, .nstages = 1};

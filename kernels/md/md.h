@@ -198,6 +198,12 @@ typedef struct {
     int stride, width; /* doubles per atom in values, and of them sent (md_halo_forward sends 1 of 1) */
 } md_stage;
 
+/* The last stages of a many-body potential (eam.c, tersoff.c): its forces, ghosts' included (Newton's third law
+ * across the halo), the threads' copies summed, and the ghosts' forces sent home. */
+#define MD_MANY_BODY_FORCE_STAGES(force_, reduce_)                                                                     \
+    {MD_COMPUTE, R_FORCE, .compute = (force_)}, {MD_COMPUTE, R_FORCE_REDUCTION, .compute = (reduce_)},                 \
+        {MD_REVERSE, R_FORCE_EXCHANGE, .values = md_atom_forces, .stride = MD_VEC, .width = 3}
+
 /* The table of operations of one potential: lj.c fills lj/cut's and lj/sf's, eam.c eam/fs's, tersoff.c Tersoff's.
  * params.c chooses one by --potential, once; nothing else asks which potential runs. The lj tables leave file,
  * load, unload and lists_built NULL: nothing to read, keep or reorder. */

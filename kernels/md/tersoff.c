@@ -410,17 +410,9 @@ static int validate(md_params *p, const hp_arg *args, int nargs, char *err, size
 }
 
 static const md_stage stages[] = {
-    {MD_COMPUTE, R_FORCE, .compute = force},
-    {MD_COMPUTE, R_FORCE_REDUCTION, .compute = reduce},
-    {MD_REVERSE, R_FORCE_EXCHANGE, .values = md_atom_forces, .stride = MD_VEC, .width = 3}, /* the ghosts' home */
+    MD_MANY_BODY_FORCE_STAGES(force, reduce),
 };
 
-const md_potential_ops md_potential_tersoff = {.name = "tersoff",
-                                               .title = "tersoff",
-                                               .file = "a .tersoff file",
-                                               .validate = validate,
-                                               .load = load,
-                                               .unload = unload,
-                                               .species = md_species_weights,
-                                               .stages = stages,
-                                               .nstages = sizeof stages / sizeof *stages};
+const md_potential_ops md_potential_tersoff = {
+    .name = "tersoff", .title = "tersoff", .file = "a .tersoff file", .validate = validate, .load = load,
+    .unload = unload, .species = md_species_weights, .stages = stages, .nstages = sizeof stages / sizeof *stages};

@@ -154,13 +154,17 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
     return rc;
 }
 
-int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+/* MPI_Waitsome and MPI_Testsome take the same arguments and report what completed the same way. */
+typedef int (*hp_some_routine)(int, MPI_Request[], int *, int[], MPI_Status[]);
+
+static int some(const char *name, hp_some_routine pmpi, int n, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[])
 {
     MPI_Request local[HP_LOCAL_REQUESTS], *before = hp_handles(n, local);
     MPI_Status own[HP_LOCAL_REQUESTS], *st = statuses_for(n, statuses, own);
     memcpy(before, reqs, (size_t)n * sizeof *before);
-    hp_call c = hp_enter(__func__);
-    int rc = PMPI_Waitsome(n, reqs, outcount, indices, st);
+    hp_call c = hp_enter(name);
+    int rc = pmpi(n, reqs, outcount, indices, st);
     completion(&c, rc, n, before, reqs, some_done(*outcount, indices), indices,
                *outcount == MPI_UNDEFINED ? 0 : *outcount, st == MPI_STATUSES_IGNORE ? NULL : st, 0);
     hp_handles_free(before, local);
@@ -168,18 +172,14 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     return rc;
 }
 
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some(__func__, PMPI_Waitsome, n, reqs, outcount, indices, statuses);
+}
+
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-    MPI_Request local[HP_LOCAL_REQUESTS], *before = hp_handles(n, local);
-    MPI_Status own[HP_LOCAL_REQUESTS], *st = statuses_for(n, statuses, own);
-    memcpy(before, reqs, (size_t)n * sizeof *before);
-    hp_call c = hp_enter(__func__);
-    int rc = PMPI_Testsome(n, reqs, outcount, indices, st);
-    completion(&c, rc, n, before, reqs, some_done(*outcount, indices), indices,
-               *outcount == MPI_UNDEFINED ? 0 : *outcount, st == MPI_STATUSES_IGNORE ? NULL : st, 0);
-    hp_handles_free(before, local);
-    statuses_free(st, statuses, own);
-    return rc;
+    return some(__func__, PMPI_Testsome, n, reqs, outcount, indices, statuses);
 }
 
 /* Freeing a request moves no data and is not counted (hp_counts.h); it only leaves the table. */

@@ -82,6 +82,8 @@ def test_skips_say_why():
 
 # ignored and heavy, read by the blocks (the environments, the kernels): linked into each copy, not copied
 BUILT = (".venv", ".venv-lammps", ".venv-extrap", "build")
+# the kept run files and archives (most of the tracked bytes), which the blocks read and never rewrite: each linked
+KEPT = "bench/runs/"
 
 
 @pytest.fixture(scope="session")
@@ -91,14 +93,17 @@ def tracked() -> list[str]:
 
 
 def copy_of_the_checkout(tracked: list[str], to: Path) -> Path:
-    """The tracked files as they are in the working tree (a symbolic link stays a link), and this checkout's built
-    environments linked in."""
+    """The tracked files as they are in the working tree (a symbolic link stays a link; a kept run file is linked),
+    and this checkout's built environments linked in."""
     for name in tracked:
         if not os.path.lexists(REPO / name):  # deleted in the working tree, not yet in git
             continue
         target = to / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, target, follow_symlinks=False)
+        if name.startswith(KEPT):
+            target.symlink_to(REPO / name)
+        else:
+            shutil.copy2(REPO / name, target, follow_symlinks=False)
     for name in BUILT:
         if (REPO / name).exists():
             (to / name).symlink_to(REPO / name)

@@ -148,7 +148,8 @@ void clomp_check_collect(clomp *c, clomp_results *r);
 void clomp_collect_results(clomp *c, clomp_results *r);
 double clomp_us_per_loop(const clomp *c, double seconds);
 void clomp_print_banner(const clomp *c, const hp_run *run);
-void clomp_print_summary(const clomp *c, const clomp_results *r);
-int clomp_write_profile(const clomp *c, const hp_run *run, const clomp_results *r, char *err, size_t errlen);
+/* The kernel's report (hp_kernel.h): rank 0's summary, and the profile's own members. */
+void clomp_print_results(const void *state, const void *results);
+void clomp_profile_members(hp_json *j, const void *state, const void *results);
 
 #endif

@@ -15,7 +15,6 @@
 #include "hp_kernel.h"
 #include "hp_output.h"
 
-enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
 typedef void (*variant_fn)(clomp *, long, int);
 
@@ -110,16 +109,11 @@ static int run_clomp(void *state, hp_run *run)
 
     clomp_results *r = calloc(1, sizeof *r);
     clomp_collect_results(c, r);
-    hp_run_capture_affinity(run, &c->comm);
-    ok = 1;
-    if (c->rank == 0) {
-        clomp_print_summary(c, r);
-        if (c->p.profile) ok = clomp_write_profile(c, run, r, err, sizeof err) == 0;
-    }
-    int passed = hp_checks_pass(r->checks, r->nchecks);
+    const int reported = hp_kernel_report(run, &c->comm, c->p.profile, c, r) == 0;
+    const int passed = hp_checks_pass(r->checks, r->nchecks);
     hp_rank_times_free(&r->times);
     free(r);
-    if (hp_any_error(&c->comm, MPI_COMM_WORLD, ok, CLOMP_KERNEL, err)) return EXIT_FAILURE;
+    if (!reported) return EXIT_FAILURE;
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
@@ -131,5 +125,5 @@ _Static_assert(CLOMP_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits h
 const hp_kernel hp_this_kernel = {
     .program = CLOMP_PROGRAM, .name = CLOMP_KERNEL, .usage = clomp_usage, .summary = clomp_summary,
     .options = options, .state_size = sizeof(clomp), .comm_offset = offsetof(clomp, comm), .count_from_start = 1,
-    .run = run_clomp, .free = release,
+    .run = run_clomp, .free = release, .print_results = clomp_print_results, .members = clomp_profile_members,
 };

@@ -101,8 +101,10 @@ static const char *check_result(const clomp_results *r, int v, char *buf, size_t
     return buf;
 }
 
-void clomp_print_summary(const clomp *c, const clomp_results *r)
+void clomp_print_results(const void *state, const void *results)
 {
+    const clomp *c = state;
+    const clomp_results *r = results;
     printf("\n%-13s %11s %10s %10s %10s %10s\n", "variant", "runtime [s]", "us/loop", "speedup", "efficacy",
            "overhead");
     for (int v = 0; v < CLOMP_VARIANTS; v++) {
@@ -185,7 +187,7 @@ static void clomp_json(hp_json *j, const clomp *c, const clomp_results *r)
     hp_json_object_end(j);
 }
 
-static void profile_members(hp_json *j, const void *state, const void *results)
+void clomp_profile_members(hp_json *j, const void *state, const void *results)
 {
     const clomp *c = state;
     const clomp_results *r = results;
@@ -201,9 +203,4 @@ static void profile_members(hp_json *j, const void *state, const void *results)
     hp_json_array_end(j);
     hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     clomp_json(j, c, r);
-}
-
-int clomp_write_profile(const clomp *c, const hp_run *run, const clomp_results *r, char *err, size_t errlen)
-{
-    return hp_profile_write(c->p.profile, run, profile_members, c, r, err, errlen);
 }

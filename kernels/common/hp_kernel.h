@@ -4,7 +4,8 @@
  * answers --help, --options, --version, --build-info and --check-args before MPI starts (from the kernel's
  * option table), then allocates the kernel's state zeroed, starts MPI and the run (hp_run_start, counting
  * through the state's hp_comm), calls `run`, frees, and ends MPI. `run` parses the options into the state
- * (with the same table), does the work, reports, and returns the exit status. */
+ * (with the same table), does the work, reports through hp_kernel_report (the kernel's summary on the terminal,
+ * its profile), and returns the exit status. */
 #ifndef HP_KERNEL_H
 #define HP_KERNEL_H
 
@@ -14,6 +15,9 @@
 #include "hp_run.h"
 
 enum { HP_KERNEL_MAX_OPTIONS = 32 };
+/* A kernel's exit statuses besides EXIT_SUCCESS and EXIT_FAILURE (a runtime failure): bad input, and a
+ * correctness check failed (the profile is written and says which). */
+enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
 typedef struct {
     const char *program; /* "hybridperf-md": its messages */
@@ -33,10 +37,19 @@ typedef struct {
     /* Optional: the state's fields that must not be zero before the run (an MPI handle's null value). */
     void (*init)(void *state);
     int (*run)(void *state, hp_run *run);
+    /* What a run reports (hp_kernel_report), given its state and its results: the summary rank 0 prints, and the
+     * profile's members after the header every profile has. */
+    void (*print_results)(const void *state, const void *results);
+    hp_members members;
     /* Optional: what the run allocated in the state, finished or not. */
     void (*free)(void *state);
 } hp_kernel;
 
 extern const hp_kernel hp_this_kernel;
+
+/* Collective, after the measured loop: records where each rank's threads ran, then rank 0 prints the kernel's
+ * results and writes its profile to `profile` (none when NULL). 0, or -1 when the profile could not be written
+ * (said once, on stderr). */
+int hp_kernel_report(hp_run *run, hp_comm *comm, const char *profile, const void *state, const void *results);
 
 #endif

@@ -1,7 +1,8 @@
-/* The one main() of every kernel: runs hp_this_kernel (hp_kernel.h). A kernel's own tests link hp_common
- * with a main of their own, which the linker then takes instead of this one. */
+/* The one main() of every kernel, and the report at the end of its run: runs hp_this_kernel (hp_kernel.h). A
+ * kernel's own tests link hp_common with a main of their own, which the linker then takes instead of this one. */
 #include <stdlib.h>
 
+#include "hp_affinity.h"
 #include "hp_kernel.h"
 
 static const hp_kernel *kernel = &hp_this_kernel;
@@ -18,6 +19,18 @@ static int answered_early(int argc, char **argv)
                                            kernel->summary, kernel->check ? &validation : NULL);
     free(scratch);
     return answered;
+}
+
+int hp_kernel_report(hp_run *run, hp_comm *comm, const char *profile, const void *state, const void *results)
+{
+    hp_run_capture_affinity(run, comm);
+    char err[1024] = "";
+    int ok = 1;
+    if (run->rank == 0) {
+        kernel->print_results(state, results);
+        if (profile) ok = hp_profile_write(profile, run, kernel->members, state, results, err, sizeof err) == 0;
+    }
+    return hp_any_error(comm, run->world, ok, kernel->name, err) ? -1 : 0;
 }
 
 int main(int argc, char **argv)

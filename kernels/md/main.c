@@ -14,7 +14,6 @@
 #include "hp_output.h"
 #include "md.h"
 
-enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
 /* Returns the number of lost atoms (same on every rank). */
 static long long record_thermo(md_sim *s, long long step)
@@ -205,13 +204,7 @@ static int simulate(void *state, hp_run *run)
 
     md_results r = {0};
     md_collect_results(s, &r);
-    hp_run_capture_affinity(run, &s->comm);
-    ok = 1;
-    if (s->rank == 0) {
-        md_print_summary(s, &r);
-        if (s->p.profile) ok = md_write_profile(s, run, &r, err, sizeof err) == 0;
-    }
-    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_FAILURE;
+    if (hp_kernel_report(run, &s->comm, s->p.profile, s, &r)) return EXIT_FAILURE;
     if (s->p.write_data) {
         ok = md_data_write(s, s->p.write_data, s->steps_done, err, sizeof err) == 0;
         if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_FAILURE;
@@ -251,5 +244,5 @@ const hp_kernel hp_this_kernel = {
     .program = MD_PROGRAM, .name = MD_KERNEL, .usage = md_usage, .summary = md_summary,
     .options = options, .check = check_options,
     .state_size = sizeof(md_sim), .comm_offset = offsetof(md_sim, comm), .count_from_start = 1,
-    .init = init, .run = simulate, .free = release,
+    .init = init, .run = simulate, .free = release, .print_results = md_print_results, .members = md_profile_members,
 };

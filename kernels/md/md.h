@@ -362,7 +362,8 @@ typedef struct {
 } md_results;
 void md_collect_results(md_sim *s, md_results *out); /* collective */
 int md_results_pass(const md_results *r);
-void md_print_summary(const md_sim *s, const md_results *r);
-int md_write_profile(const md_sim *s, const hp_run *run, const md_results *r, char *err, size_t errlen);
+/* The kernel's report (hp_kernel.h): rank 0's summary, and the profile's own members. */
+void md_print_results(const void *state, const void *results);
+void md_profile_members(hp_json *j, const void *state, const void *results);
 
 #endif

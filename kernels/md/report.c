@@ -60,8 +60,10 @@ static double ns_per_atom_step(const md_sim *s, const md_results *r)
     return atom_steps > 0 ? 1e9 * loop_seconds(r) / atom_steps : 0.0;
 }
 
-void md_print_summary(const md_sim *s, const md_results *r)
+void md_print_results(const void *state, const void *results)
 {
+    const md_sim *s = state;
+    const md_results *r = results;
     const double loop = loop_seconds(r), ns = ns_per_atom_step(s, r);
     printf("\nLoop time of %.6g s on %d rank%s x %d thread%s for %lld steps with %lld atoms\n", loop, s->nranks,
            s->nranks > 1 ? "s" : "", s->threads, s->threads > 1 ? "s" : "", s->steps_done, s->natoms);
@@ -131,7 +133,7 @@ static void md_json(hp_json *j, const md_sim *s, const md_results *r)
     hp_json_object_end(j);
 }
 
-static void profile_members(hp_json *j, const void *state, const void *results)
+void md_profile_members(hp_json *j, const void *state, const void *results)
 {
     const md_sim *s = state;
     const md_results *r = results;
@@ -148,9 +150,4 @@ static void profile_members(hp_json *j, const void *state, const void *results)
     md_region_groups_json(j, s->p.potential);
     if (r->openmp_idle) hp_json_omp_idle(j, r->openmp_idle, s->nranks);
     md_json(j, s, r);
-}
-
-int md_write_profile(const md_sim *s, const hp_run *run, const md_results *r, char *err, size_t errlen)
-{
-    return hp_profile_write(s->p.profile, run, profile_members, s, r, err, errlen);
 }

@@ -16,7 +16,6 @@
 #include "hp_output.h"
 #include "mixbench.h"
 
-enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
 static void (*const bench_functions[])(mb_state *) = {mb_pingpong, mb_collectives, mb_mixed, mb_halo,
                                                       mb_alternating_run, mb_chain};
@@ -165,14 +164,7 @@ static int benchmark(void *state, hp_run *run)
 
     mb_results *r = calloc(1, sizeof *r);
     mb_collect_results(s, r);
-    hp_run_capture_affinity(run, &s->comm);
-    char err[1024] = "";
-    int ok = 1;
-    if (s->rank == 0) {
-        mb_print_summary(s, r);
-        if (s->p.profile) ok = mb_write_profile(s, run, r, err, sizeof err) == 0;
-    }
-    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MB_KERNEL, err)) {
+    if (hp_kernel_report(run, &s->comm, s->p.profile, s, r)) {
         hp_rank_times_free(&r->times);
         free(r);
         return EXIT_FAILURE;
@@ -208,4 +200,5 @@ const hp_kernel hp_this_kernel = {
     .options = options, .check = check_options, .state_size = sizeof(mb_state),
     .comm_offset = offsetof(mb_state, comm), .count_from_start = 0,
     .before_mpi = check_decomposition, .thread_level = requested_level, .init = init, .run = benchmark, .free = release,
+    .print_results = mb_print_results, .members = mb_profile_members,
 };

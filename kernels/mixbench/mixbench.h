@@ -165,7 +165,8 @@ typedef struct {
 void mb_print_row(const mb_state *s, const mb_row *r);
 void mb_collect_results(mb_state *s, mb_results *out); /* collective */
 int mb_results_pass(const mb_results *r);
-void mb_print_summary(const mb_state *s, const mb_results *r);
-int mb_write_profile(const mb_state *s, const hp_run *run, const mb_results *r, char *err, size_t errlen);
+/* The kernel's report (hp_kernel.h): rank 0's summary, and the profile's own members. */
+void mb_print_results(const void *state, const void *results);
+void mb_profile_members(hp_json *j, const void *state, const void *results);
 
 #endif

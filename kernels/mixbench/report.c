@@ -261,8 +261,10 @@ static void print_fits(const mb_results *r)
     }
 }
 
-void mb_print_summary(const mb_state *s, const mb_results *r)
+void mb_print_results(const void *state, const void *results)
 {
+    const mb_state *s = state;
+    const mb_results *r = results;
     if (s->alt.ran) print_alternating(s);
     print_chain(s);
     print_fits(r);
@@ -446,7 +448,7 @@ static void figures_json(hp_json *j, const mb_state *s, const mb_results *r)
     hp_json_array_end(j);
 }
 
-static void profile_members(hp_json *j, const void *state, const void *results)
+void mb_profile_members(hp_json *j, const void *state, const void *results)
 {
     const mb_state *s = state;
     const mb_results *r = results;
@@ -454,9 +456,4 @@ static void profile_members(hp_json *j, const void *state, const void *results)
     figures_json(j, s, r);
     hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     mixbench_json(j, s, r);
-}
-
-int mb_write_profile(const mb_state *s, const hp_run *run, const mb_results *r, char *err, size_t errlen)
-{
-    return hp_profile_write(s->p.profile, run, profile_members, s, r, err, errlen);
 }

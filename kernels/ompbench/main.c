@@ -16,7 +16,6 @@
 #include "hp_output.h"
 #include "ompbench.h"
 
-enum { EXIT_BAD_INPUT = 2, EXIT_CHECK_FAILED = 3 };
 
 static const char *const region_names[] = {"calibration", "sync", "sched", "array", "selftest", "noise", "total"};
 
@@ -193,15 +192,9 @@ static int benchmark(void *state, hp_run *run)
 
     omb_results r = {0};
     omb_collect_results(b, &r);
-    hp_run_capture_affinity(run, &b->comm);
-    char err[1024] = "";
-    int ok = 1;
-    if (b->rank == 0) {
-        omb_print_summary(b, &r);
-        if (b->p.profile) ok = omb_write_profile(b, run, &r, err, sizeof err) == 0;
-    }
+    const int reported = hp_kernel_report(run, &b->comm, b->p.profile, b, &r) == 0;
     hp_rank_times_free(&r.times);
-    if (hp_any_error(&b->comm, MPI_COMM_WORLD, ok, OMB_KERNEL, err)) return EXIT_FAILURE;
+    if (!reported) return EXIT_FAILURE;
     return hp_checks_pass(r.checks, r.nchecks) ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
@@ -218,4 +211,5 @@ const hp_kernel hp_this_kernel = {
     .program = OMB_PROGRAM, .name = OMB_KERNEL, .usage = omb_usage, .summary = omb_summary,
     .options = options, .check = check_options,
     .state_size = sizeof(omb_bench), .comm_offset = offsetof(omb_bench, comm), .count_from_start = 1, .run = benchmark,
+    .print_results = omb_print_results, .members = omb_profile_members,
 };

@@ -226,7 +226,8 @@ typedef struct {
 } omb_results;
 void omb_print_result(const omb_bench *b, const omb_result *r);
 void omb_collect_results(omb_bench *b, omb_results *out); /* collective */
-void omb_print_summary(const omb_bench *b, const omb_results *r);
-int omb_write_profile(const omb_bench *b, const hp_run *run, const omb_results *r, char *err, size_t errlen);
+/* The kernel's report (hp_kernel.h): rank 0's summary, and the profile's own members. */
+void omb_print_results(const void *state, const void *results);
+void omb_profile_members(hp_json *j, const void *state, const void *results);
 
 #endif

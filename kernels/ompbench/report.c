@@ -111,8 +111,10 @@ void omb_collect_results(omb_bench *b, omb_results *out)
 
 static double loop_seconds(const omb_results *r) { return r->regions[R_TOTAL].seconds.max; }
 
-void omb_print_summary(const omb_bench *b, const omb_results *r)
+void omb_print_results(const void *state, const void *results)
 {
+    const omb_bench *b = state;
+    const omb_results *r = results;
     printf("\n========================================================\n");
     printf("Overheads on %d rank%s x %d thread%s (rank 0; 95%% CI of the mean; cycles at %.4f GHz)\n", b->nranks,
            b->nranks == 1 ? "" : "s", b->threads, b->threads == 1 ? "" : "s", 1e-9 * b->clock_hz);
@@ -261,7 +263,7 @@ static void ompbench_json(hp_json *j, const omb_bench *b, const omb_results *r)
     hp_json_object_end(j);
 }
 
-static void profile_members(hp_json *j, const void *state, const void *results)
+void omb_profile_members(hp_json *j, const void *state, const void *results)
 {
     const omb_bench *b = state;
     const omb_results *r = results;
@@ -274,9 +276,4 @@ static void profile_members(hp_json *j, const void *state, const void *results)
     hp_json_array_end(j);
     hp_json_measured(j, r->regions, r->nregions, r->comm, &r->times);
     ompbench_json(j, b, r);
-}
-
-int omb_write_profile(const omb_bench *b, const hp_run *run, const omb_results *r, char *err, size_t errlen)
-{
-    return hp_profile_write(b->p.profile, run, profile_members, b, r, err, errlen);
 }

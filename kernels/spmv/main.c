@@ -91,17 +91,12 @@ static int simulate(void *state, hp_run *run)
 
     spmv_results r;
     spmv_collect_results(s, run, &r);
-    hp_run_capture_affinity(run, &s->comm);
-    ok = 1;
-    if (run->rank == 0) {
-        spmv_print_summary(&r);
-        if (s->p.profile) ok = spmv_write_profile(&r, err, sizeof err) == 0;
-    }
+    const int reported = hp_kernel_report(run, &s->comm, s->p.profile, s, &r) == 0;
     free(r.halo_points);
     free(r.openmp_idle);
     hp_rank_times_free(&r.times);
-    if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, SPMV_KERNEL, err)) return 1;
-    return hp_checks_pass(r.checks, r.nchecks) ? 0 : 3;
+    if (!reported) return EXIT_FAILURE;
+    return hp_checks_pass(r.checks, r.nchecks) ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
 static int options(void *state, hp_arg *table) { return spmv_params_table(&((spmv_sim *)state)->p, table); }
@@ -120,5 +115,6 @@ _Static_assert(SPMV_MAX_ARGS <= HP_KERNEL_MAX_OPTIONS, "the option table fits hp
 const hp_kernel hp_this_kernel = {
     .program = SPMV_PROGRAM, .name = SPMV_KERNEL, .usage = spmv_usage, .summary = spmv_summary,
     .options = options, .state_size = sizeof(spmv_sim), .comm_offset = offsetof(spmv_sim, comm),
-    .count_from_start = 1, .run = simulate, .free = release,
+    .count_from_start = 1, .run = simulate, .free = release, .print_results = spmv_print_results,
+    .members = spmv_profile_members,
 };

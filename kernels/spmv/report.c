@@ -52,8 +52,10 @@ static double group_max(const spmv_results *r, int first, int last)
     return t;
 }
 
-void spmv_print_summary(const spmv_results *r)
+void spmv_print_results(const void *state, const void *results)
 {
+    (void)state; /* the results point at it */
+    const spmv_results *r = results;
     const spmv_sim *s = r->s;
     const spmv_grid *g = &s->g;
     printf("%s: %s mode, n = %d, brick %d x %d x %d, grid %ld x %ld x %ld (%ld rows, %ld nonzeros)\n", SPMV_PROGRAM,
@@ -77,7 +79,7 @@ void spmv_print_summary(const spmv_results *r)
     fflush(stdout);
 }
 
-static void members(hp_json *j, const void *state, const void *results)
+void spmv_profile_members(hp_json *j, const void *state, const void *results)
 {
     const spmv_results *r = results;
     const spmv_sim *s = state;
@@ -124,9 +126,4 @@ static void members(hp_json *j, const void *state, const void *results)
     }
     hp_json_array_end(j);
     hp_json_object_end(j);
-}
-
-int spmv_write_profile(const spmv_results *r, char *err, size_t errlen)
-{
-    return hp_profile_write(r->s->p.profile, r->run, members, r->s, r, err, errlen);
 }

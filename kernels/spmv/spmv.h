@@ -134,7 +134,8 @@ typedef struct {
     double *openmp_idle;  /* rank 0, when the threads were timed: 4 per rank (hp_omp_idle_gather) */
 } spmv_results;
 void spmv_collect_results(spmv_sim *s, const hp_run *run, spmv_results *r); /* collective */
-void spmv_print_summary(const spmv_results *r);
-int spmv_write_profile(const spmv_results *r, char *err, size_t errlen);
+/* The kernel's report (hp_kernel.h): rank 0's summary, and the profile's own members. */
+void spmv_print_results(const void *state, const void *results);
+void spmv_profile_members(hp_json *j, const void *state, const void *results);
 
 #endif

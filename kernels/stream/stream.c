@@ -121,35 +121,47 @@ static void run_kernels(long n, int trials, stream_result *out)
     free(c);
 }
 
+/* What a run reports, besides its stream_result: the figures reduced over the ranks. */
 typedef struct {
     const hp_arg *args;
     int nargs;
-    long elements;
+    const stream_params *p;
+    int ranks, threads;
     hp_check *check;
     hp_region_stat *regions;
     int nregions;
     hp_comm_stat *comm;
     double rates[NKERNELS];
     hp_rank_times times; /* rank 0: each rank's loop and MPI time (POP's inputs) */
-} profile_context;
+} stream_report;
+
+static void print_results(const void *state, const void *results)
+{
+    const stream_report *c = state;
+    (void)results; /* the best times are the regions' */
+    const long elements = c->p->elements;
+    printf("%s: %ld doubles per array (%.1f MB), %d trials, %d rank(s) x %d thread(s)\n", PROGRAM, elements,
+           elements * 8e-6, c->p->trials, c->ranks, c->threads);
+    hp_args_print(stdout, c->args, c->nargs);
+    printf("%-8s %12s %12s\n", "function", "best GB/s", "best time s");
+    for (int k = 0; k < NKERNELS; k++) printf("%-8s %12.2f %12.6f\n", names[k], c->rates[k], c->regions[k].seconds.max);
+    hp_print_checks(stdout, c->check, 1);
+    printf("PERF kernel=stream triad_GBps=%.3f copy_GBps=%.3f elements=%ld ranks=%d threads=%d\n", c->rates[TRIAD],
+           c->rates[COPY], elements, c->ranks, c->threads);
+}
 
 static void members(hp_json *j, const void *state, const void *results)
 {
-    const profile_context *c = state;
+    const stream_report *c = state;
     const stream_result *r = results;
     hp_json_params_and_checks(j, c->args, c->nargs, c->check, 1);
     hp_json_array_begin(j, "figures_of_merit");
-    for (int k = 0; k < NKERNELS; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "%s_bandwidth", names[k]);
-        hp_json_figure(j, name, c->rates[k], "GB/s", "higher");
-    }
+    for (int k = 0; k < NKERNELS; k++) hp_json_figuref(j, c->rates[k], "GB/s", "higher", "%s_bandwidth", names[k]);
     hp_json_figure(j, "loop_time", r->seconds, "s", "lower");
     hp_json_array_end(j);
     hp_json_measured(j, c->regions, c->nregions, c->comm, &c->times);
     hp_json_object_begin(j, "stream");
-    hp_json_int(j, "elements", c->elements);
-    hp_json_int(j, "bytes_per_array", c->elements * 8);
+    HP_JSON_NUMBERS(j, {"elements", c->p->elements}, {"bytes_per_array", c->p->elements * 8});
     hp_json_object_begin(j, "best_seconds");
     for (int k = 0; k < NKERNELS; k++) hp_json_real(j, names[k], r->best[k]);
     hp_json_object_end(j);
@@ -182,7 +194,7 @@ static int run_stream(void *state, hp_run *run)
     const int nargs = options(p, args, &s->elements_m);
     int ok = hp_args_parse(args, nargs, run->argc, run->argv, err, sizeof err) == 0;
     if (ok && p->profile) ok = hp_check_writable(p->profile, err, sizeof err) == 0;
-    if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 2;
+    if (hp_any_error(comm, run->world, ok, KERNEL, err)) return EXIT_BAD_INPUT;
     p->elements = (long)s->elements_m * 1000000L;
 
     hp_timers timers;
@@ -205,33 +217,21 @@ static int run_stream(void *state, hp_run *run)
     int nregions = hp_reduce_regions(comm, &timers, run->world, regions);
     hp_reduce_comm(comm, run->world, cstat);
     hp_stat worst = hp_stat_across(comm, r.error, run->world);
-    hp_run_capture_affinity(run, comm);
     hp_check check = hp_check_make("result_error", worst.max, 0.0, 1e-13);
-    profile_context c = {args, nargs, p->elements, &check, regions, nregions, cstat, {0}, {0}};
+    stream_report c = {args, nargs, p, run->ranks, run->threads, &check, regions, nregions, cstat, {0}, {0}};
     hp_gather_loop_times(comm, &timers, run->world, &c.times);
     for (int k = 0; k < NKERNELS; k++) /* bandwidth of the slowest rank: the sustainable per-rank rate */
         c.rates[k] = 1e-9 * arrays_touched[k] * 8.0 * (double)p->elements / regions[k].seconds.max;
 
-    ok = 1;
-    if (run->rank == 0) {
-        printf("%s: %ld doubles per array (%.1f MB), %d trials, %d rank(s) x %d thread(s)\n", PROGRAM, p->elements,
-               p->elements * 8e-6, p->trials, run->ranks, run->threads);
-        hp_args_print(stdout, args, nargs);
-        printf("%-8s %12s %12s\n", "function", "best GB/s", "best time s");
-        for (int k = 0; k < NKERNELS; k++) printf("%-8s %12.2f %12.6f\n", names[k], c.rates[k], regions[k].seconds.max);
-        hp_print_checks(stdout, &check, 1);
-        printf("PERF kernel=stream triad_GBps=%.3f copy_GBps=%.3f elements=%ld ranks=%d threads=%d\n", c.rates[TRIAD],
-               c.rates[COPY], p->elements, run->ranks, run->threads);
-        if (p->profile) ok = hp_profile_write(p->profile, run, members, &c, &r, err, sizeof err) == 0;
-    }
+    const int reported = hp_kernel_report(run, comm, p->profile, &c, &r) == 0;
     hp_rank_times_free(&c.times);
-    if (hp_any_error(comm, run->world, ok, KERNEL, err)) return 1;
-    return check.pass ? 0 : 3;
+    if (!reported) return EXIT_FAILURE;
+    return check.pass ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
 const hp_kernel hp_this_kernel = {
     .program = PROGRAM, .name = KERNEL, .usage = usage, .summary = summary, .options = table_of,
     .state_size = sizeof(stream_state), .comm_offset = offsetof(stream_state, comm), .count_from_start = 1,
-    .run = run_stream,
+    .run = run_stream, .print_results = print_results, .members = members,
 };
 

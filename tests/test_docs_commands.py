@@ -1,8 +1,8 @@
 """Every command that README.md and docs/ show runs as written (issue 24): the docs harness.
 
 Each fenced block tagged `bash` or `sh` is run as one bash script (`set -euo pipefail`), from the root of
-a copy of the repository's tracked files of its own (with this checkout's built environments, .venv and build/,
-linked in), with the virtual environment's and the kernels' directories first on PATH (as after
+a copy of its own of the repository's files (tracked, or new and not ignored; this checkout's built .venv and
+build/ linked in), with the virtual environment's and the kernels' directories first on PATH (as after
 `. .venv/bin/activate; export PATH=$PWD/build/bin:$PATH`) and a user data folder of its own (XDG_DATA_HOME:
 what `hybridperf cluster measure` writes stays out of this machine's). A comment just above a block may say
 `<!-- docs-test: skip: why -->` (it is not run: the note says why) or `<!-- docs-test: instead: commands -->`
@@ -88,13 +88,15 @@ KEPT = "bench/runs/"
 
 @pytest.fixture(scope="session")
 def tracked() -> list[str]:
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    # tracked, and new files not yet added (a page being written), as the harness reads the pages themselves
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout
     return [name for name in listed.split("\0") if name]
 
 
 def copy_of_the_checkout(tracked: list[str], to: Path) -> Path:
-    """The tracked files as they are in the working tree (a symbolic link stays a link; a kept run file is linked),
-    and this checkout's built environments linked in."""
+    """The checkout's own files as they are in the working tree (a symbolic link stays a link; a kept run file is
+    linked), and this checkout's built environments linked in."""
     for name in tracked:
         if not os.path.lexists(REPO / name):  # deleted in the working tree, not yet in git
             continue

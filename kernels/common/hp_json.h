@@ -32,8 +32,8 @@ void hp_json_verdict(hp_json *j, int ok, const char *why);
 /* An array of n strings under key. */
 void hp_json_strings(hp_json *j, const char *key, const char *const *items, int n);
 
-/* One member of a flat record of numbers. A whole number below 1e17 is printed without a fraction,
- * as hp_json_int would print it, so counts and measures can share one list. */
+/* One member of a flat record of numbers. A whole number is printed without a fraction, as hp_json_int
+ * would print it (exactly up to 2^53, far beyond any count here), so counts and measures share one list. */
 typedef struct {
     const char *key;
     double value;

@@ -87,8 +87,8 @@ def _replay(run: dict[str, Any], files: list[Path], spec: cluster.ClusterSpec, s
 def _record(run: dict[str, Any], result: app_replay.Replayed, spec: cluster.ClusterSpec, speed: float,
             simgrid: str, replayed: Study, campaign: int, results: Path) -> RunRecord:
     """The replay's record, made as every run's is (study.backends.record): the measured run's shape, block and
-    position in the replayed study, under the measured run's key on the cluster (a block run again after a
-    disturbance keeps both its runs, and so both their replays)."""
+    position in the replayed study, under the measured run's key on the cluster (each replay named after the run
+    it replays)."""
     key = f"{run['run_key']}-on-{spec.key}"
     profile = app_replay.profile(run["profile"], result, spec, speed, simgrid, run["run_key"])
     path = results / "profiles" / f"{key}.json"

@@ -204,16 +204,17 @@ static int simulate(void *state, hp_run *run)
 
     md_results r = {0};
     md_collect_results(s, &r);
-    if (hp_kernel_report(run, &s->comm, s->p.profile, s, &r)) return EXIT_FAILURE;
-    if (s->p.write_data) {
+    ok = hp_kernel_report(run, &s->comm, s->p.profile, s, &r) == 0;
+    if (ok && s->p.write_data) {
         ok = md_data_write(s, s->p.write_data, s->steps_done, err, sizeof err) == 0;
-        if (hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err)) return EXIT_FAILURE;
+        ok = !hp_any_error(&s->comm, MPI_COMM_WORLD, ok, MD_KERNEL, err);
     }
     int passed = md_results_pass(&r);
     hp_bcast(&s->comm, &passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(r.halo_sizes);
     free(r.openmp_idle);
     hp_rank_times_free(&r.times);
+    if (!ok) return EXIT_FAILURE;
     return passed ? EXIT_SUCCESS : EXIT_CHECK_FAILED;
 }
 
